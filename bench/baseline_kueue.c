@@ -1,0 +1,704 @@
+/* bench/baseline_kueue.c: the "kueue" strategy, a Kueue TAS-style placer used
+ * as a baseline by rackfit-bench.
+ *
+ * One gang at a time in queue order (priority descending, then problem order),
+ * never revisiting an earlier decision:
+ * - the gang's domain: at its required level, or (none) at the lowest level
+ *   whose single domain fits all its pods, falling back level by level up to
+ *   the top and then to spreading over the top-level domains. Among the
+ *   domains that fit, BestFit: the least capacity that still fits, ties by
+ *   order. Domains must contain the gang's bound pods.
+ * - the descent (Kueue's algorithm): inside a domain, if one child fits all,
+ *   take the best-fit child; else sort the children by capacity descending,
+ *   take the fewest that cover the count, and replace the last one by the
+ *   smallest child that still covers the remainder. Hosts are the last level.
+ * - capacity: pods that fit per node = min over requested resources of
+ *   free / request, on eligible nodes (every level label, not cordoned, node
+ *   selector matched, NoSchedule/NoExecute taints tolerated); a domain's
+ *   capacity is the sum over its nodes. With a slice of s pods at level S,
+ *   capacities at and above S count slices: floor(pods / s) per S-domain.
+ * - pod sets are placed one after another inside the gang's domain (a pod set
+ *   with a required level of its own picks its best-fit sub-domain); a gang
+ *   that does not fit at `count` is retried at `min_count` (Kueue's partial
+ *   admission, coarsened to these two sizes), then rejected.
+ * - bound pods are kept and count toward the required domains; a pod set that
+ *   has both slices and bound pods is rejected (ranks are out of scope here).
+ *
+ * Self-contained: it uses only the public API (no solver/ internals), so a bug
+ * in the library's greedy cannot leak into the baseline. Deterministic. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define S_FIT_MAX ((int64_t)1 << 24) /* pods per node when nothing limits them */
+#define S_TRIES   8                  /* candidate domains tried per level for multi-pod-set gangs */
+
+/* ---- data structures ------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    int32_t start, end;           /* positions in `order` */
+    int32_t child_first, child_end; /* domain ids at the next level (unused at the last) */
+} s_dom_t;
+
+typedef struct {
+    int32_t node;
+    int32_t count;
+} s_emit_t;
+
+typedef struct {
+    const rf_problem_t *p;
+    int32_t L;
+    int32_t R;
+    int32_t n_sorted;
+    int32_t *order;       /* [n_sorted] nodes with every level label, by path */
+    int32_t *pos;         /* [n_nodes] position in order, or -1 */
+    const char **val;     /* [n_nodes * L] level label values (NULL when absent) */
+    int32_t n_dom[RF_MAX_LEVELS];
+    s_dom_t *dom[RF_MAX_LEVELS];
+    int32_t *domid[RF_MAX_LEVELS]; /* [n_sorted] domain id of each position, per level */
+    int64_t *free;                 /* [n_nodes * R] */
+    int64_t *fit;                  /* [n_nodes] pods of the current pod set per node */
+    int64_t *cap[RF_MAX_LEVELS];   /* [n_dom[l]] capacity in level units (see the header) */
+    int64_t cap_root;
+    int32_t slice_size;  /* current pod set: s (1 when no slice) */
+    int32_t slice_level; /* current pod set: S (L-1 when no slice) */
+    /* tentative placements of the current gang */
+    s_emit_t *emit;
+    int32_t n_emit, cap_emit;
+    int32_t *emit_ps; /* [cap_emit] pod set of each emitted entry */
+    int32_t cur_ps;
+    const rf_pod_set_t *cur;
+    /* scratch for the descent */
+    int32_t *scratch;
+    int32_t n_scratch_cap;
+} s_ctx_t;
+
+/* ---- local methods --------------------------------------------------------------------------------------------- */
+
+static const char *s_label(const rf_node_t *n, const char *key)
+{
+    int32_t lo = 0, hi = n->n_labels - 1;
+    while (lo <= hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(n->labels[mid].key, key);
+        if (c == 0)
+            return n->labels[mid].value;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+static bool s_tolerated(const rf_pod_set_t *ps, const rf_taint_t *t)
+{
+    if (t->effect != RF_EFFECT_NO_SCHEDULE && t->effect != RF_EFFECT_NO_EXECUTE)
+        return true;
+    for (int32_t i = 0; i < ps->n_tolerations; i++) {
+        const rf_toleration_t *tol = &ps->tolerations[i];
+        if (tol->effect != RF_EFFECT_NONE && tol->effect != t->effect)
+            continue;
+        if (!tol->key || !tol->key[0]) {
+            if (tol->op == RF_TOL_EXISTS)
+                return true;
+            continue;
+        }
+        if (strcmp(tol->key, t->key) != 0)
+            continue;
+        if (tol->op == RF_TOL_EXISTS)
+            return true;
+        if (strcmp(tol->value ? tol->value : "", t->value ? t->value : "") == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool s_eligible(const s_ctx_t *c, int32_t n, const rf_pod_set_t *ps)
+{
+    const rf_node_t *node = &c->p->nodes[n];
+    if (c->pos[n] < 0 || node->unschedulable)
+        return false;
+    for (int32_t i = 0; i < ps->n_node_selector; i++) {
+        const char *v = s_label(node, ps->node_selector[i].key);
+        if (!v || strcmp(v, ps->node_selector[i].value) != 0)
+            return false;
+    }
+    for (int32_t i = 0; i < node->n_taints; i++)
+        if (!s_tolerated(ps, &node->taints[i]))
+            return false;
+    return true;
+}
+
+static int64_t s_node_fit(const s_ctx_t *c, int32_t n, const rf_pod_set_t *ps)
+{
+    int64_t f = S_FIT_MAX;
+    const int64_t *fr = &c->free[(size_t)n * (size_t)c->R];
+    for (int32_t r = 0; r < c->R; r++) {
+        int64_t req = ps->requests[r];
+        if (req <= 0 || fr[r] == RF_QTY_UNLIMITED)
+            continue;
+        int64_t q = fr[r] / req;
+        if (q < f)
+            f = q;
+    }
+    return f;
+}
+
+static const s_ctx_t *s_sort_ctx; /* qsort has no context argument; set only around the qsort call */
+
+static int s_cmp_path(const void *a, const void *b)
+{
+    const s_ctx_t *c = s_sort_ctx;
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    for (int32_t l = 0; l < c->L; l++) {
+        int k = strcmp(c->val[(size_t)x * (size_t)c->L + (size_t)l], c->val[(size_t)y * (size_t)c->L + (size_t)l]);
+        if (k)
+            return k;
+    }
+    return (x > y) - (x < y);
+}
+
+static void s_ctx_fini(s_ctx_t *c)
+{
+    free(c->order);
+    free(c->pos);
+    free(c->val);
+    for (int32_t l = 0; l < RF_MAX_LEVELS; l++) {
+        free(c->dom[l]);
+        free(c->domid[l]);
+        free(c->cap[l]);
+    }
+    free(c->free);
+    free(c->fit);
+    free(c->emit);
+    free(c->emit_ps);
+    free(c->scratch);
+}
+
+static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *p, rf_error_t *err)
+{
+    memset(c, 0, sizeof(*c));
+    c->p = p;
+    c->L = p->n_levels;
+    c->R = p->n_resources;
+    size_t N = (size_t)p->n_nodes;
+    c->order = malloc((N ? N : 1) * sizeof(int32_t));
+    c->pos = malloc((N ? N : 1) * sizeof(int32_t));
+    c->val = calloc((N ? N : 1) * (size_t)c->L, sizeof(char *));
+    c->free = malloc((N ? N : 1) * (size_t)c->R * sizeof(int64_t));
+    c->fit = calloc(N ? N : 1, sizeof(int64_t));
+    c->scratch = malloc((N ? N : 1) * sizeof(int32_t));
+    c->n_scratch_cap = (int32_t)(N ? N : 1);
+    if (!c->order || !c->pos || !c->val || !c->free || !c->fit || !c->scratch)
+        return rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
+
+    for (int32_t n = 0; n < p->n_nodes; n++) {
+        const rf_node_t *node = &p->nodes[n];
+        bool all = true;
+        for (int32_t l = 0; l < c->L; l++) {
+            const char *v = s_label(node, p->levels[l]);
+            c->val[(size_t)n * (size_t)c->L + (size_t)l] = v;
+            all = all && v;
+        }
+        c->pos[n] = -1;
+        if (all)
+            c->order[c->n_sorted++] = n;
+        for (int32_t r = 0; r < c->R; r++) {
+            int64_t a = node->allocatable[r], u = node->used[r];
+            c->free[(size_t)n * (size_t)c->R + (size_t)r] = a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
+        }
+    }
+    s_sort_ctx = c;
+    qsort(c->order, (size_t)c->n_sorted, sizeof(int32_t), s_cmp_path);
+    s_sort_ctx = NULL;
+    for (int32_t i = 0; i < c->n_sorted; i++)
+        c->pos[c->order[i]] = i;
+
+    /* Domains: contiguous ranges of the sorted order, per level. */
+    for (int32_t l = 0; l < c->L; l++) {
+        c->domid[l] = malloc((size_t)(c->n_sorted ? c->n_sorted : 1) * sizeof(int32_t));
+        c->dom[l] = malloc((size_t)(c->n_sorted ? c->n_sorted : 1) * sizeof(s_dom_t));
+        c->cap[l] = malloc((size_t)(c->n_sorted ? c->n_sorted : 1) * sizeof(int64_t));
+        if (!c->domid[l] || !c->dom[l] || !c->cap[l])
+            return rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
+        int32_t nd = 0;
+        for (int32_t i = 0; i < c->n_sorted; i++) {
+            bool same = i > 0;
+            for (int32_t k = 0; same && k <= l; k++)
+                same = strcmp(c->val[(size_t)c->order[i] * (size_t)c->L + (size_t)k],
+                              c->val[(size_t)c->order[i - 1] * (size_t)c->L + (size_t)k]) == 0;
+            if (!same) {
+                c->dom[l][nd].start = i;
+                c->dom[l][nd].child_first = c->dom[l][nd].child_end = 0;
+                nd++;
+            }
+            c->dom[l][nd - 1].end = i + 1;
+            c->domid[l][i] = nd - 1;
+        }
+        c->n_dom[l] = nd;
+    }
+    for (int32_t l = 0; l + 1 < c->L; l++)
+        for (int32_t d = 0; d < c->n_dom[l]; d++) {
+            c->dom[l][d].child_first = c->domid[l + 1][c->dom[l][d].start];
+            c->dom[l][d].child_end = c->domid[l + 1][c->dom[l][d].end - 1] + 1;
+        }
+    return RF_OK;
+}
+
+/* Capacities of pod set `ps` over the whole tree, in each level's units. */
+static void s_caps(s_ctx_t *c, const rf_pod_set_t *ps)
+{
+    c->cur = ps;
+    c->slice_size = ps->slice.size > 0 ? ps->slice.size : 1;
+    c->slice_level = ps->slice.size > 0 ? ps->slice.level : c->L - 1;
+    for (int32_t n = 0; n < c->p->n_nodes; n++)
+        c->fit[n] = s_eligible(c, n, ps) ? s_node_fit(c, n, ps) : 0;
+    for (int32_t l = c->L - 1; l >= 0; l--) {
+        for (int32_t d = 0; d < c->n_dom[l]; d++) {
+            const s_dom_t *dm = &c->dom[l][d];
+            int64_t sum = 0;
+            if (l == c->L - 1)
+                for (int32_t i = dm->start; i < dm->end; i++)
+                    sum += c->fit[c->order[i]];
+            else
+                for (int32_t k = dm->child_first; k < dm->child_end; k++)
+                    sum += c->cap[l + 1][k];
+            /* At the slice level the pods below become slices; children
+             * above it already count slices. */
+            if (l == c->slice_level)
+                sum /= c->slice_size;
+            c->cap[l][d] = sum;
+        }
+    }
+    c->cap_root = 0;
+    for (int32_t d = 0; d < c->n_dom[0]; d++)
+        c->cap_root += c->cap[0][d];
+}
+
+/* `pods` pods expressed in the units of level l (-1: the root). */
+static int64_t s_units(const s_ctx_t *c, int32_t l, int64_t pods)
+{
+    return l <= c->slice_level ? pods / c->slice_size : pods;
+}
+
+static int64_t s_cap(const s_ctx_t *c, int32_t l, int32_t d)
+{
+    return l < 0 ? c->cap_root : c->cap[l][d];
+}
+
+static rf_status s_emit(s_ctx_t *c, int32_t node, int64_t count)
+{
+    if (c->n_emit == c->cap_emit) {
+        int32_t ncap = c->cap_emit ? c->cap_emit * 2 : 256;
+        s_emit_t *e = realloc(c->emit, (size_t)ncap * sizeof(*e));
+        if (e)
+            c->emit = e;
+        int32_t *ps = realloc(c->emit_ps, (size_t)ncap * sizeof(*ps));
+        if (ps)
+            c->emit_ps = ps;
+        if (!e || !ps)
+            return RF_ENOMEM;
+        c->cap_emit = ncap;
+    }
+    c->emit[c->n_emit].node = node;
+    c->emit[c->n_emit].count = (int32_t)count;
+    c->emit_ps[c->n_emit] = c->cur_ps;
+    c->n_emit++;
+    int64_t *fr = &c->free[(size_t)node * (size_t)c->R];
+    for (int32_t r = 0; r < c->R; r++)
+        if (fr[r] != RF_QTY_UNLIMITED)
+            fr[r] -= count * c->cur->requests[r];
+    return RF_OK;
+}
+
+typedef struct {
+    int64_t cap;
+    int32_t id;
+} s_child_t;
+
+static int s_cmp_child_desc(const void *a, const void *b)
+{
+    const s_child_t *x = a, *y = b;
+    if (x->cap != y->cap)
+        return x->cap > y->cap ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Place k units (level l's units) inside domain d of level l (-1: the root).
+ * The caller made sure the capacity is there. */
+static rf_status s_descend(s_ctx_t *c, int32_t l, int32_t d, int64_t k)
+{
+    int64_t kk = l == c->slice_level ? k * c->slice_size : k; /* in the children's units */
+    if (kk <= 0)
+        return RF_OK;
+    int32_t first, end;
+    bool nodes = l == c->L - 1;
+    if (l < 0) {
+        first = 0;
+        end = c->n_dom[0];
+    } else if (nodes) {
+        first = c->dom[l][d].start;
+        end = c->dom[l][d].end;
+    } else {
+        first = c->dom[l][d].child_first;
+        end = c->dom[l][d].child_end;
+    }
+    int32_t n = end - first;
+    s_child_t *ch = malloc((size_t)(n > 0 ? n : 1) * sizeof(*ch));
+    if (!ch)
+        return RF_ENOMEM;
+    int32_t best = -1;
+    int64_t total = 0;
+    for (int32_t i = 0; i < n; i++) {
+        ch[i].id = first + i;
+        ch[i].cap = nodes ? c->fit[c->order[first + i]] : c->cap[l + 1][first + i];
+        total += ch[i].cap;
+        if (ch[i].cap >= kk && (best < 0 || ch[i].cap < ch[best].cap))
+            best = i;
+    }
+    rf_status st = RF_OK;
+    if (total < kk) {
+        st = RF_EINTERNAL;
+    } else if (best >= 0) {
+        st = nodes ? s_emit(c, c->order[ch[best].id], kk) : s_descend(c, l + 1, ch[best].id, kk);
+    } else {
+        qsort(ch, (size_t)n, sizeof(*ch), s_cmp_child_desc);
+        int32_t m = 0;
+        int64_t sum = 0;
+        while (sum < kk) {
+            sum += ch[m].cap;
+            m++;
+        }
+        /* Replace the last one by the smallest child that covers the remainder. */
+        int64_t rem = kk - (sum - ch[m - 1].cap);
+        int32_t last = m - 1;
+        for (int32_t i = m - 1; i < n; i++)
+            if (ch[i].cap >= rem && (ch[i].cap < ch[last].cap || (ch[i].cap == ch[last].cap && ch[i].id < ch[last].id)))
+                last = i;
+        for (int32_t i = 0; i < m && st == RF_OK; i++) {
+            int32_t idx = i == m - 1 ? last : i;
+            int64_t take = i == m - 1 ? rem : ch[i].cap;
+            st = nodes ? s_emit(c, c->order[ch[idx].id], take) : s_descend(c, l + 1, ch[idx].id, take);
+        }
+    }
+    free(ch);
+    return st;
+}
+
+static bool s_contains(const s_ctx_t *c, int32_t l, int32_t d, int32_t node)
+{
+    if (l < 0)
+        return true;
+    int32_t p = c->pos[node];
+    return p >= 0 && c->domid[l][p] == d;
+}
+
+static bool s_contains_bound(const s_ctx_t *c, int32_t l, int32_t d, const rf_pod_set_t *ps)
+{
+    for (int32_t b = 0; b < ps->n_bound; b++)
+        if (ps->bound[b].count > 0 && !s_contains(c, l, d, ps->bound[b].node))
+            return false;
+    return true;
+}
+
+static bool s_contains_gang_bound(const s_ctx_t *c, int32_t l, int32_t d, const rf_gang_t *g)
+{
+    for (int32_t j = 0; j < g->n_pod_sets; j++)
+        if (!s_contains_bound(c, l, d, &g->pod_sets[j]))
+            return false;
+    return true;
+}
+
+/* Place `pods` new pods of pod set j of gang g inside domain d of level l. */
+static rf_status s_place_pod_set(s_ctx_t *c, const rf_gang_t *g, int32_t j, int32_t l, int32_t d, int64_t pods,
+                                 bool *ok)
+{
+    const rf_pod_set_t *ps = &g->pod_sets[j];
+    *ok = true;
+    if (pods <= 0)
+        return RF_OK;
+    c->cur_ps = j;
+    s_caps(c, ps);
+    int32_t lp = ps->topology.required;
+    if (lp > l) {
+        int64_t need = s_units(c, lp, pods);
+        int32_t best = -1;
+        for (int32_t e = 0; e < c->n_dom[lp]; e++) {
+            if (!s_contains(c, l, d, c->order[c->dom[lp][e].start]) || !s_contains_bound(c, lp, e, ps))
+                continue;
+            if (c->cap[lp][e] >= need && (best < 0 || c->cap[lp][e] < c->cap[lp][best]))
+                best = e;
+        }
+        if (best < 0) {
+            *ok = false;
+            return RF_OK;
+        }
+        return s_descend(c, lp, best, need);
+    }
+    int64_t need = s_units(c, l, pods);
+    if (s_cap(c, l, d) < need) {
+        *ok = false;
+        return RF_OK;
+    }
+    return s_descend(c, l, d, need);
+}
+
+/* The undo of s_emit for entries of several pod sets. */
+static void s_undo(s_ctx_t *c, const rf_gang_t *g, int32_t mark)
+{
+    while (c->n_emit > mark) {
+        c->n_emit--;
+        const s_emit_t *e = &c->emit[c->n_emit];
+        const rf_pod_set_t *ps = &g->pod_sets[c->emit_ps[c->n_emit]];
+        int64_t *fr = &c->free[(size_t)e->node * (size_t)c->R];
+        for (int32_t r = 0; r < c->R; r++)
+            if (fr[r] != RF_QTY_UNLIMITED)
+                fr[r] += (int64_t)e->count * ps->requests[r];
+    }
+}
+
+/* Place every pod set of g (new pods in `want`) inside domain d of level l. */
+static rf_status s_place_gang_in(s_ctx_t *c, const rf_gang_t *g, const int64_t *want, int32_t l, int32_t d, bool *ok)
+{
+    int32_t mark = c->n_emit;
+    *ok = true;
+    for (int32_t j = 0; j < g->n_pod_sets && *ok; j++)
+        RF_CALL(s_place_pod_set(c, g, j, l, d, want[j], ok));
+    if (!*ok)
+        s_undo(c, g, mark);
+    return RF_OK;
+}
+
+typedef struct {
+    int32_t level;
+    int64_t fits;
+    int64_t needs;
+} s_fail_t;
+
+/* Try to place gang g with `want` new pods per pod set. */
+static rf_status s_try(s_ctx_t *c, const rf_gang_t *g, const int64_t *want, int32_t primary, bool *ok, s_fail_t *fail)
+{
+    const rf_pod_set_t *pp = &g->pod_sets[primary];
+    int32_t lg = g->topology.required;
+    int32_t lo = lg >= 0 ? lg : c->L - 1, hi = lg >= 0 ? lg : 0;
+    int32_t tries_max = g->n_pod_sets > 1 || pp->topology.required > lg ? S_TRIES : 1;
+    s_child_t *cand = NULL;
+    rf_status st = RF_OK;
+    *ok = false;
+    for (int32_t l = lo; l >= hi && !*ok; l--) {
+        c->cur_ps = primary;
+        s_caps(c, pp);
+        int64_t need = s_units(c, l, want[primary]);
+        int32_t n = 0;
+        free(cand);
+        cand = malloc((size_t)(c->n_dom[l] ? c->n_dom[l] : 1) * sizeof(*cand));
+        if (!cand)
+            return RF_ENOMEM;
+        int64_t best_fit = 0;
+        for (int32_t d = 0; d < c->n_dom[l]; d++) {
+            if (!s_contains_gang_bound(c, l, d, g))
+                continue;
+            if (c->cap[l][d] > best_fit)
+                best_fit = c->cap[l][d];
+            if (c->cap[l][d] >= need) {
+                cand[n].cap = c->cap[l][d];
+                cand[n].id = d;
+                n++;
+            }
+        }
+        if (l == lg) {
+            fail->level = l;
+            fail->fits = l <= c->slice_level ? best_fit * c->slice_size : best_fit;
+            fail->needs = want[primary];
+        }
+        /* BestFit: least capacity first, ties by order. */
+        for (int32_t t = 0; t < n && t < tries_max && !*ok; t++) {
+            int32_t b = t;
+            for (int32_t i = t + 1; i < n; i++)
+                if (cand[i].cap < cand[b].cap || (cand[i].cap == cand[b].cap && cand[i].id < cand[b].id))
+                    b = i;
+            s_child_t tmp = cand[t];
+            cand[t] = cand[b];
+            cand[b] = tmp;
+            st = s_place_gang_in(c, g, want, l, cand[t].id, ok);
+            if (st != RF_OK)
+                goto done;
+        }
+    }
+    if (!*ok && lg < 0) {
+        st = s_place_gang_in(c, g, want, -1, 0, ok);
+        if (!*ok) {
+            c->cur_ps = primary;
+            s_caps(c, pp);
+            fail->level = -1;
+            fail->fits = c->cap_root * c->slice_size;
+            fail->needs = want[primary];
+        }
+    }
+done:
+    free(cand);
+    return st;
+}
+
+static const rf_problem_t *s_queue_problem; /* qsort context, set only around the call */
+
+static int s_cmp_queue(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    int64_t px = s_queue_problem->gangs[x].priority, py = s_queue_problem->gangs[y].priority;
+    if (px != py)
+        return px > py ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Bound pods of pod set ps already break a required level `l`? */
+static bool s_bound_split(const s_ctx_t *c, const rf_gang_t *g, int32_t l, int32_t only_ps)
+{
+    int32_t dom = -2;
+    for (int32_t j = 0; j < g->n_pod_sets; j++) {
+        if (only_ps >= 0 && j != only_ps)
+            continue;
+        const rf_pod_set_t *ps = &g->pod_sets[j];
+        for (int32_t b = 0; b < ps->n_bound; b++) {
+            if (ps->bound[b].count <= 0)
+                continue;
+            int32_t p = c->pos[ps->bound[b].node];
+            if (p < 0)
+                return true;
+            if (dom == -2)
+                dom = c->domid[l][p];
+            else if (dom != c->domid[l][p])
+                return true;
+        }
+    }
+    return false;
+}
+
+static rf_status s_gang(s_ctx_t *c, rf_answer_t *answer, int32_t gi)
+{
+    const rf_problem_t *p = c->p;
+    const rf_gang_t *g = &p->gangs[gi];
+    rf_why_t why = {-1, -1, -1, -1};
+    int64_t want[64];
+    int64_t *wantp = g->n_pod_sets <= 64 ? want : malloc((size_t)g->n_pod_sets * sizeof(int64_t));
+    if (!wantp)
+        return RF_ENOMEM;
+    rf_status st = RF_OK;
+    if (g->n_pod_sets == 0) {
+        answer->gangs[gi].admitted = true;
+        goto done;
+    }
+
+    /* Hard constraints the bound pods already break, and what we do not do. */
+    if (g->topology.required >= 0 && s_bound_split(c, g, g->topology.required, -1)) {
+        why.level = g->topology.required;
+        st = rf_answer_reject(answer, gi, why, "%s: the bound pods are not in one domain",
+                              p->levels[g->topology.required]);
+        goto done;
+    }
+    for (int32_t j = 0; j < g->n_pod_sets; j++) {
+        const rf_pod_set_t *ps = &g->pod_sets[j];
+        if (ps->topology.required >= 0 && s_bound_split(c, g, ps->topology.required, j)) {
+            why.level = ps->topology.required;
+            st = rf_answer_reject(answer, gi, why, "%s: the bound pods of %s are not in one domain",
+                                  p->levels[ps->topology.required], ps->name);
+            goto done;
+        }
+        if (ps->slice.size > 1 && ps->n_bound_pods > 0) {
+            st = rf_answer_reject(answer, gi, why, "kueue baseline: pod set %s has slices and bound pods", ps->name);
+            goto done;
+        }
+    }
+
+    /* The primary pod set: the one that asks for the most new pods. */
+    int32_t primary = 0;
+    for (int32_t j = 0; j < g->n_pod_sets; j++) {
+        const rf_pod_set_t *ps = &g->pod_sets[j];
+        if (ps->count - ps->n_bound_pods > g->pod_sets[primary].count - g->pod_sets[primary].n_bound_pods)
+            primary = j;
+    }
+    s_fail_t fail = {-1, 0, 0};
+    bool ok = false;
+    for (int attempt = 0; attempt < 2 && !ok; attempt++) {
+        bool same = true;
+        for (int32_t j = 0; j < g->n_pod_sets; j++) {
+            const rf_pod_set_t *ps = &g->pod_sets[j];
+            int64_t target = attempt == 0 ? ps->count : ps->min_count;
+            same = same && ps->min_count == ps->count;
+            wantp[j] = target > ps->n_bound_pods ? target - ps->n_bound_pods : 0;
+        }
+        if (attempt == 1 && same)
+            break;
+        c->n_emit = 0;
+        st = s_try(c, g, wantp, primary, &ok, &fail);
+        if (st != RF_OK)
+            goto done;
+    }
+    if (!ok) {
+        why.level = fail.level;
+        why.fits = fail.fits;
+        why.needs = fail.needs;
+        if (fail.level >= 0)
+            st = rf_answer_reject(answer, gi, why, "%s: the best domain fits %lld of %lld pods of %s",
+                                  p->levels[fail.level], (long long)fail.fits, (long long)fail.needs,
+                                  g->pod_sets[primary].name);
+        else
+            st = rf_answer_reject(answer, gi, why, "the cluster fits %lld of %lld pods of %s", (long long)fail.fits,
+                                  (long long)fail.needs, g->pod_sets[primary].name);
+        goto done;
+    }
+    for (int32_t i = 0; i < c->n_emit && st == RF_OK; i++)
+        st = rf_answer_add(answer, gi, c->emit_ps[i], c->emit[i].node, c->emit[i].count);
+    if (st == RF_OK)
+        answer->gangs[gi].admitted = true;
+    c->n_emit = 0;
+done:
+    if (wantp != want)
+        free(wantp);
+    return st;
+}
+
+/* ---- callbacks ------------------------------------------------------------------------------------------------- */
+
+static rf_status s_solve(const rf_problem_t *problem, const rf_solve_opts_t *opts, rf_answer_t *answer, rf_error_t *err)
+{
+    (void)opts;
+    s_ctx_t c;
+    int32_t *queue = NULL;
+    rf_status st = s_ctx_init(&c, problem, err);
+    if (st != RF_OK)
+        goto done;
+    queue = malloc((size_t)(problem->n_gangs ? problem->n_gangs : 1) * sizeof(int32_t));
+    if (!queue) {
+        st = rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
+        goto done;
+    }
+    for (int32_t i = 0; i < problem->n_gangs; i++)
+        queue[i] = i;
+    s_queue_problem = problem;
+    qsort(queue, (size_t)problem->n_gangs, sizeof(int32_t), s_cmp_queue);
+    s_queue_problem = NULL;
+    for (int32_t i = 0; i < problem->n_gangs; i++) {
+        st = s_gang(&c, answer, queue[i]);
+        if (st != RF_OK) {
+            rf_error_set(err, st, "", "kueue: %s placing gang %s", rf_status_message(st), problem->gangs[queue[i]].name);
+            goto done;
+        }
+    }
+    rf_answer_finish(answer);
+done:
+    free(queue);
+    s_ctx_fini(&c);
+    return st;
+}
+
+/* ---- interface ------------------------------------------------------------------------------------------------- */
+
+const rf_strategy_t bench_strategy_kueue = {
+    .name = "kueue",
+    .description = "baseline: one gang at a time in queue order, Kueue TAS-style best fit",
+    .solve = s_solve,
+};

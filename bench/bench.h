@@ -1,0 +1,37 @@
+/* bench/bench.h: rackfit-bench's own strategies and what they report beside
+ * an answer.
+ *
+ * The two baselines are rf_strategy_t's like the library's own, so the bench
+ * runs every strategy through one call and checks every answer with rf_check:
+ * - "kueue": one gang at a time in queue order, Kueue TAS-style best fit
+ *   (bench/baseline_kueue.c);
+ * - "kube": pod by pod, least allocated, no gang semantics and no topology
+ *   (bench/baseline_kube.c). Its answer admits only gangs whose every pod set
+ *   got at least min_count pods and that keep their hard constraints; what
+ *   kube-scheduler would have left behind (gangs partly placed, GPUs held idle
+ *   by them) is reported by bench_kube_run in a bench_kube_stats_t. */
+#ifndef RACKFIT_BENCH_BENCH_H
+#define RACKFIT_BENCH_BENCH_H
+
+#include <stdint.h>
+
+#include "rackfit/rackfit.h"
+
+extern const rf_strategy_t bench_strategy_kueue;
+extern const rf_strategy_t bench_strategy_kube;
+
+/* What the kube-scheduler-style placer did, beyond its answer. */
+typedef struct {
+    int32_t complete;           /* gangs with every pod set at >= min_count pods */
+    int32_t partial;            /* gangs with some new pods placed but not complete */
+    int64_t partial_pods;       /* pods those partial gangs hold */
+    int64_t partial_idle_units; /* value_resource units (GPUs) those pods hold idle */
+    int32_t broken;             /* complete gangs whose placement breaks a required topology or slice */
+    int32_t unplaced;           /* gangs that got no new pod at all (and needed some) */
+} bench_kube_stats_t;
+
+/* Run the kube-style placer: fill `answer` (fresh from rf_answer_new, for
+ * `problem`) and finish it; `stats` may be NULL. */
+rf_status bench_kube_run(const rf_problem_t *problem, rf_answer_t *answer, bench_kube_stats_t *stats, rf_error_t *err);
+
+#endif

@@ -1,0 +1,573 @@
+/* bench/gen.c: deterministic problem generators (see gen.h).
+ *
+ * The host model and the job mix are shared by both topologies:
+ *
+ * Hosts: 8 GPUs, cpu "128", memory "1Ti", pods 110. A host is fully used with
+ * probability 0.7*load and partly used (1..7 GPUs) with probability 0.6*load,
+ * so the expected used fraction is `load` (re-solved when load > 1/1.3). A GPU
+ * in use also holds 12 cpu and 96Gi. 0.5 % of hosts are cordoned, 1 % carry
+ * the taint example.com/maintenance=true:NoSchedule.
+ *
+ * Jobs: sizes in GPUs are drawn from the pooled empirical histogram of the
+ * Pollux workloads (1280 jobs: 1:1199 2:5 4:37 8:29 16:8 32:2) and the Tiresias
+ * 60-job trace (1:30 2:10 4:10 8:10). That mix alone asks for ~1.7 GPUs per
+ * job, far from filling a cluster, and production traces have a heavy tail
+ * (Acme: mean 26.77 GPUs per GPU job on Kalos, max 1024 on Seren and Kalos);
+ * so jobs picked uniformly at random are turned into tail jobs, log-uniform on
+ * {16, 32, ..., cap} with cap = min(1024, total GPUs / 8), until the requested
+ * GPUs reach `contention` times the free GPUs (or every job is in the tail).
+ *
+ * A job of n GPUs is a gang: n < 8 -> one pod of n GPUs; n >= 8 -> n/8 pods of
+ * 8 GPUs. Then, by independent draws: topology required rack (25 % of gangs
+ * of >= 2 pods that fit one rack) or block (another 25 %, when they fit one
+ * block);
+ * slices of 4 or 8 pods required in a rack (20 % of gangs of >= 8 pods, with a
+ * required block half the time); a launcher pod set (1 pod, 4 cpu, 16Gi, no
+ * GPU) before the workers (10 % of gangs of >= 2 pods); elastic, min_count =
+ * half of count (15 % of gangs of >= 2 pods); priority 0 / 100 / 1000 with
+ * probability 0.6 / 0.3 / 0.1; a toleration of the maintenance taint (10 %);
+ * a node selector on the GPU product label (30 %, fabric only).
+ *
+ * Every draw goes through one PRNG in one fixed order, so a seed fixes the
+ * bytes. Draws are integers or 53-bit fractions compared with constants;
+ * nothing in the output is formatted from a floating-point value. */
+#include "gen.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define S_GPUS_PER_HOST 8
+#define S_TAIL_MIN      16
+#define S_TAIL_MAX      1024
+
+/* ---- buffer ---------------------------------------------------------------------------------------------------- */
+
+void bench_buf_init(bench_buf_t *buf)
+{
+    memset(buf, 0, sizeof(*buf));
+}
+
+void bench_buf_fini(bench_buf_t *buf)
+{
+    if (!buf)
+        return;
+    free(buf->data);
+    memset(buf, 0, sizeof(*buf));
+}
+
+void bench_buf_printf(bench_buf_t *buf, const char *fmt, ...)
+{
+    if (buf->oom)
+        return;
+    for (;;) {
+        size_t room = buf->cap - buf->len;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(buf->data ? buf->data + buf->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            buf->oom = true;
+            return;
+        }
+        if ((size_t)n < room) {
+            buf->len += (size_t)n;
+            return;
+        }
+        size_t cap = buf->cap ? buf->cap * 2 : 1 << 16;
+        while (cap - buf->len <= (size_t)n)
+            cap *= 2;
+        char *data = realloc(buf->data, cap);
+        if (!data) {
+            buf->oom = true;
+            return;
+        }
+        buf->data = data;
+        buf->cap = cap;
+    }
+}
+
+/* ---- PRNG: xoshiro256** seeded by splitmix64 ------------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t s[4];
+} s_rng_t;
+
+static uint64_t s_splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static void s_rng_seed(s_rng_t *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++)
+        r->s[i] = s_splitmix64(&seed);
+}
+
+static uint64_t s_rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t s_rng_next(s_rng_t *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = s_rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = s_rotl(s[3], 45);
+    return result;
+}
+
+/* Uniform in [0, n), n > 0, without modulo bias. */
+static uint64_t s_rng_below(s_rng_t *r, uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do {
+        x = s_rng_next(r);
+    } while (x >= limit);
+    return x % n;
+}
+
+/* True with probability num/den (exact integer comparison). */
+static bool s_rng_chance(s_rng_t *r, uint64_t num, uint64_t den)
+{
+    return s_rng_below(r, den) < num;
+}
+
+/* ---- hosts ----------------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    char name[72];
+    char block[40];
+    char rack[80];
+    int32_t rack_id;  /* dense, in first-seen order */
+    int32_t block_id; /* dense, in first-seen order */
+} s_host_t;
+
+typedef struct {
+    s_host_t *hosts;
+    int32_t n;
+    int32_t n_racks;
+    int32_t n_blocks;
+    int32_t rack_hosts;  /* hosts in the largest rack */
+    int32_t block_hosts; /* hosts in the smallest block */
+    const char *product; /* nvidia.com/gpu.product label value, or NULL */
+} s_fabric_t;
+
+/* The job-size body: pooled Pollux (1280 jobs) + Tiresias 60_job (60 jobs). */
+static const int32_t s_body_size[] = {1, 2, 4, 8, 16, 32};
+static const int32_t s_body_count[] = {1199 + 30, 5 + 10, 37 + 10, 29 + 10, 8, 2};
+
+static int32_t s_draw_body(s_rng_t *r)
+{
+    int32_t total = 0;
+    for (size_t i = 0; i < sizeof(s_body_count) / sizeof(s_body_count[0]); i++)
+        total += s_body_count[i];
+    int32_t x = (int32_t)s_rng_below(r, (uint64_t)total);
+    for (size_t i = 0; i < sizeof(s_body_count) / sizeof(s_body_count[0]); i++) {
+        if (x < s_body_count[i])
+            return s_body_size[i];
+        x -= s_body_count[i];
+    }
+    return 1;
+}
+
+static int32_t s_draw_tail(s_rng_t *r, int32_t cap)
+{
+    int32_t steps = 0;
+    for (int32_t s = S_TAIL_MIN; s * 2 <= cap; s *= 2)
+        steps++;
+    return S_TAIL_MIN << s_rng_below(r, (uint64_t)steps + 1);
+}
+
+/* ---- emit ------------------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int32_t gpus;     /* total GPUs of the job */
+    bool tail;
+} s_job_t;
+
+static rf_status s_emit(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t *rng, bench_buf_t *out,
+                        bench_gen_stats_t *stats, rf_error_t *err)
+{
+    if (o->gangs < 0 || o->gangs > 10000000)
+        return rf_error_set(err, RF_EINVAL, "", "--gangs must be between 0 and 10000000");
+    if (!(o->load >= 0 && o->load <= 0.95))
+        return rf_error_set(err, RF_EINVAL, "", "--load must be in [0, 0.95]");
+    if (!(o->contention > 0 && o->contention <= 1000))
+        return rf_error_set(err, RF_EINVAL, "", "--contention must be in (0, 1000]");
+
+    /* Probabilities as integers out of 1e6, so the draws are exact. */
+    const uint64_t den = 1000000;
+    double pf = 0.7 * o->load, pp = 0.6 * o->load;
+    if (pf + pp > 1) {
+        pp = 2 * (1 - o->load);
+        pf = 1 - pp;
+    }
+    uint64_t pf_i = (uint64_t)(pf * (double)den + 0.5), pp_i = (uint64_t)(pp * (double)den + 0.5);
+
+    bench_gen_stats_t st = {0};
+    st.nodes = f->n;
+    st.racks = f->n_racks;
+    st.blocks = f->n_blocks;
+    st.gangs = o->gangs;
+
+    bench_buf_printf(out, "{\n  \"cluster\": {\n");
+    bench_buf_printf(out, "    \"levels\": [\"example.com/block\", \"example.com/rack\", \"kubernetes.io/hostname\"],\n");
+    bench_buf_printf(out, "    \"level_costs\": [100, 10, 1],\n    \"nodes\": [\n");
+    for (int32_t i = 0; i < f->n; i++) {
+        const s_host_t *h = &f->hosts[i];
+        uint64_t u = s_rng_below(rng, den);
+        int32_t used = 0;
+        if (u < pf_i)
+            used = S_GPUS_PER_HOST;
+        else if (u < pf_i + pp_i)
+            used = 1 + (int32_t)s_rng_below(rng, S_GPUS_PER_HOST - 1);
+        bool cordoned = s_rng_chance(rng, 5, 1000);
+        bool tainted = s_rng_chance(rng, 10, 1000);
+        st.gpus_total += S_GPUS_PER_HOST;
+        if (!cordoned)
+            st.gpus_free += S_GPUS_PER_HOST - used;
+
+        bench_buf_printf(out,
+                         "      {\"name\": \"%s\", \"labels\": {\"example.com/block\": \"%s\", \"example.com/rack\": "
+                         "\"%s\", \"kubernetes.io/hostname\": \"%s\"",
+                         h->name, h->block, h->rack, h->name);
+        if (f->product)
+            bench_buf_printf(out, ", \"nvidia.com/gpu.product\": \"%s\"", f->product);
+        bench_buf_printf(out,
+                         "},\n       \"allocatable\": {\"nvidia.com/gpu\": %d, \"cpu\": \"128\", \"memory\": \"1Ti\", "
+                         "\"pods\": 110}",
+                         S_GPUS_PER_HOST);
+        if (used > 0)
+            bench_buf_printf(out,
+                             ",\n       \"used\": {\"nvidia.com/gpu\": %d, \"cpu\": \"%d\", \"memory\": \"%dGi\", "
+                             "\"pods\": %d}",
+                             used, used * 12, used * 96, (used + 1) / 2);
+        if (tainted)
+            bench_buf_printf(out, ",\n       \"taints\": [{\"key\": \"example.com/maintenance\", \"value\": \"true\", "
+                                  "\"effect\": \"NoSchedule\"}]");
+        if (cordoned)
+            bench_buf_printf(out, ",\n       \"unschedulable\": true");
+        bench_buf_printf(out, "}%s\n", i + 1 < f->n ? "," : "");
+    }
+    bench_buf_printf(out, "    ]\n  },\n  \"gangs\": [\n");
+
+    /* Job sizes: the body for every job, then the tail until the contention is met. */
+    s_job_t *jobs = calloc(o->gangs > 0 ? (size_t)o->gangs : 1, sizeof(*jobs));
+    if (!jobs)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    int64_t requested = 0;
+    for (int32_t g = 0; g < o->gangs; g++) {
+        jobs[g].gpus = s_draw_body(rng);
+        requested += jobs[g].gpus;
+    }
+    int32_t cap = S_TAIL_MIN;
+    while (cap * 2 <= S_TAIL_MAX && (int64_t)cap * 2 * 8 <= st.gpus_total)
+        cap *= 2;
+    int64_t target = (int64_t)(o->contention * (double)st.gpus_free);
+    int32_t n_tail = 0;
+    while (requested < target && n_tail < o->gangs) {
+        int32_t g = (int32_t)s_rng_below(rng, (uint64_t)o->gangs);
+        if (jobs[g].tail)
+            continue;
+        int32_t size = s_draw_tail(rng, cap);
+        requested += size - jobs[g].gpus;
+        jobs[g].gpus = size;
+        jobs[g].tail = true;
+        n_tail++;
+    }
+
+    static const char *const teams[] = {"vision", "speech", "nlp", "rec", "rl", "infra"};
+    for (int32_t g = 0; g < o->gangs; g++) {
+        int32_t n = jobs[g].gpus;
+        int32_t pods = n < S_GPUS_PER_HOST ? 1 : n / S_GPUS_PER_HOST;
+        int32_t per_pod = n < S_GPUS_PER_HOST ? n : S_GPUS_PER_HOST;
+        const char *required = NULL, *slice_level = NULL;
+        int32_t slice = 0;
+
+        uint64_t u_top = s_rng_below(rng, den);
+        uint64_t u_slice = s_rng_below(rng, den);
+        uint64_t u_slice_size = s_rng_below(rng, 2);
+        uint64_t u_slice_block = s_rng_below(rng, 2);
+        uint64_t u_launcher = s_rng_below(rng, den);
+        uint64_t u_elastic = s_rng_below(rng, den);
+        uint64_t u_prio = s_rng_below(rng, den);
+        uint64_t u_tol = s_rng_below(rng, den);
+        uint64_t u_sel = s_rng_below(rng, den);
+        uint64_t u_team = s_rng_below(rng, sizeof(teams) / sizeof(teams[0]));
+
+        if (pods >= 8 && u_slice < den / 5) {
+            int32_t s = u_slice_size ? 8 : 4;
+            if (s > f->rack_hosts || pods % s != 0)
+                s = 4;
+            if (s <= f->rack_hosts && pods % s == 0) {
+                slice = s;
+                slice_level = "example.com/rack";
+                if (u_slice_block && pods <= f->block_hosts)
+                    required = "example.com/block";
+            }
+        }
+        if (!slice) {
+            if (pods >= 2 && pods <= f->rack_hosts && u_top < den / 4)
+                required = "example.com/rack";
+            else if (pods >= 2 && pods <= f->block_hosts && u_top >= den / 4 && u_top < den / 2)
+                required = "example.com/block";
+        }
+        bool launcher = pods >= 2 && u_launcher < den / 10;
+        int32_t min_count = pods;
+        if (pods >= 2 && u_elastic < den * 15 / 100) {
+            int32_t unit = slice ? slice : 1;
+            min_count = (pods / 2 + unit - 1) / unit * unit;
+        }
+        int64_t priority = u_prio < den * 6 / 10 ? 0 : (u_prio < den * 9 / 10 ? 100 : 1000);
+        bool tolerate = u_tol < den / 10;
+        bool select = f->product && u_sel < den * 3 / 10;
+
+        st.pods += pods + (launcher ? 1 : 0);
+        st.gpus_requested += n;
+
+        bench_buf_printf(out, "    {\"name\": \"%s/job-%05d\", \"priority\": %lld", teams[u_team], (int)g,
+                         (long long)priority);
+        if (required)
+            bench_buf_printf(out, ", \"topology\": {\"required\": \"%s\"}", required);
+        bench_buf_printf(out, ",\n     \"pod_sets\": [");
+        const char *tol = tolerate ? ", \"tolerations\": [{\"key\": \"example.com/maintenance\", \"operator\": "
+                                     "\"Exists\", \"effect\": \"NoSchedule\"}]"
+                                   : "";
+        char sel[96] = "";
+        if (select)
+            snprintf(sel, sizeof(sel), ", \"node_selector\": {\"nvidia.com/gpu.product\": \"%s\"}", f->product);
+        if (launcher)
+            bench_buf_printf(out,
+                             "\n       {\"name\": \"launcher\", \"count\": 1, \"requests\": {\"cpu\": \"4\", "
+                             "\"memory\": \"16Gi\"}%s},",
+                             tol);
+        bench_buf_printf(out,
+                         "\n       {\"name\": \"workers\", \"count\": %d, \"min_count\": %d, \"requests\": "
+                         "{\"nvidia.com/gpu\": %d, \"cpu\": \"%d\", \"memory\": \"%dGi\"}%s%s",
+                         (int)pods, (int)min_count, (int)per_pod, (int)per_pod * 12, (int)per_pod * 96, sel, tol);
+        if (slice)
+            bench_buf_printf(out, ", \"slice\": {\"size\": %d, \"required\": \"%s\"}", (int)slice, slice_level);
+        bench_buf_printf(out, "}]}%s\n", g + 1 < o->gangs ? "," : "");
+    }
+    bench_buf_printf(out, "  ]\n}\n");
+    free(jobs);
+    if (out->oom)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory writing the problem");
+    if (stats)
+        *stats = st;
+    return RF_OK;
+}
+
+/* ---- fabric ---------------------------------------------------------------------------------------------------- */
+
+void bench_gen_opts_fabric(bench_gen_opts_t *opts)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->blocks = 16;
+    opts->racks = 32;
+    opts->hosts = 32;
+    opts->gangs = 1000;
+    opts->seed = 1;
+    opts->load = 0.25;
+    opts->contention = 1.2;
+}
+
+void bench_gen_opts_lingjun(bench_gen_opts_t *opts)
+{
+    bench_gen_opts_fabric(opts);
+    opts->blocks = opts->racks = opts->hosts = 0;
+    opts->gangs = 200;
+}
+
+rf_status bench_gen_fabric(const bench_gen_opts_t *opts, bench_buf_t *out, bench_gen_stats_t *stats, rf_error_t *err)
+{
+    if (opts->blocks < 1 || opts->racks < 1 || opts->hosts < 1 || opts->blocks > 1000 || opts->racks > 1000 ||
+        opts->hosts > 1000 || (int64_t)opts->blocks * opts->racks * opts->hosts > 1000000)
+        return rf_error_set(err, RF_EINVAL, "", "--blocks, --racks, --hosts must be 1..1000 and at most 1e6 hosts");
+    s_fabric_t f = {0};
+    f.n = opts->blocks * opts->racks * opts->hosts;
+    f.n_blocks = opts->blocks;
+    f.n_racks = opts->blocks * opts->racks;
+    f.rack_hosts = opts->hosts;
+    f.block_hosts = opts->racks * opts->hosts;
+    f.product = "H100";
+    f.hosts = calloc((size_t)f.n, sizeof(*f.hosts));
+    if (!f.hosts)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    int32_t i = 0;
+    for (int32_t b = 0; b < opts->blocks; b++)
+        for (int32_t r = 0; r < opts->racks; r++)
+            for (int32_t h = 0; h < opts->hosts; h++, i++) {
+                s_host_t *x = &f.hosts[i];
+                snprintf(x->block, sizeof(x->block), "b%03d", (int)b);
+                snprintf(x->rack, sizeof(x->rack), "b%03d-r%03d", (int)b, (int)r);
+                snprintf(x->name, sizeof(x->name), "b%03d-r%03d-h%03d", (int)b, (int)r, (int)h);
+                x->block_id = b;
+                x->rack_id = b * opts->racks + r;
+            }
+    s_rng_t rng;
+    s_rng_seed(&rng, opts->seed);
+    rf_status st = s_emit(&f, opts, &rng, out, stats, err);
+    free(f.hosts);
+    return st;
+}
+
+/* ---- lingjun --------------------------------------------------------------------------------------------------- */
+
+static int s_cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const s_host_t *)a)->name, ((const s_host_t *)b)->name);
+}
+
+/* Copy CSV field `i` (0-based) of `line` into `dst`; false when missing or too long. */
+static bool s_csv_field(const char *line, int i, char *dst, size_t cap)
+{
+    const char *p = line;
+    for (int k = 0; k < i; k++) {
+        p = strchr(p, ',');
+        if (!p)
+            return false;
+        p++;
+    }
+    size_t n = strcspn(p, ",\r\n");
+    if (n == 0 || n >= cap)
+        return false;
+    memcpy(dst, p, n);
+    dst[n] = '\0';
+    return true;
+}
+
+/* Give every host a name: the first 12 hex digits of its hashed ip, longer
+ * when two hosts would share one. */
+static bool s_name_hosts(s_fabric_t *f, char (*ips)[72])
+{
+    s_host_t *tmp = malloc((size_t)f->n * sizeof(*tmp));
+    if (!tmp)
+        return false;
+    for (size_t len = 12; len < 72; len += 4) {
+        for (int32_t i = 0; i < f->n; i++) {
+            snprintf(f->hosts[i].name, sizeof(f->hosts[i].name), "%.*s", (int)len, ips[i]);
+            tmp[i] = f->hosts[i];
+        }
+        qsort(tmp, (size_t)f->n, sizeof(*tmp), s_cmp_name);
+        bool unique = true;
+        for (int32_t i = 1; i < f->n && unique; i++)
+            unique = strcmp(tmp[i - 1].name, tmp[i].name) != 0;
+        if (unique)
+            break;
+    }
+    free(tmp);
+    return true;
+}
+
+rf_status bench_gen_lingjun(const bench_gen_opts_t *opts, bench_buf_t *out, bench_gen_stats_t *stats, rf_error_t *err)
+{
+    if (!opts->topo)
+        return rf_error_set(err, RF_EINVAL, "", "lingjun needs --topo PATH (alibaba-lingjun-2023/topo.csv)");
+    FILE *fp = fopen(opts->topo, "r");
+    if (!fp)
+        return rf_error_set(err, RF_EIO, "", "%s: %s", opts->topo, strerror(errno));
+
+    rf_status st = RF_OK;
+    s_fabric_t f = {0};
+    char (*ips)[72] = NULL;
+    int32_t cap = 0;
+    char line[512];
+    long lineno = 0;
+    while (fgets(line, sizeof(line), fp)) {
+        lineno++;
+        if (lineno == 1 && strncmp(line, "ip,", 3) == 0)
+            continue;
+        if (line[0] == '\n' || line[0] == '\r' || line[0] == '\0')
+            continue;
+        if (f.n == cap) {
+            int32_t ncap = cap ? cap * 2 : 1024;
+            s_host_t *h = realloc(f.hosts, (size_t)ncap * sizeof(*h));
+            char (*ip)[72] = realloc(ips, (size_t)ncap * sizeof(*ip));
+            if (h)
+                f.hosts = h;
+            if (ip)
+                ips = ip;
+            if (!h || !ip) {
+                st = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+                goto done;
+            }
+            cap = ncap;
+        }
+        s_host_t *x = &f.hosts[f.n];
+        memset(x, 0, sizeof(*x));
+        char psw[40], asw[40];
+        if (!s_csv_field(line, 0, ips[f.n], sizeof(ips[f.n])) || !s_csv_field(line, 2, psw, sizeof(psw)) ||
+            !s_csv_field(line, 3, asw, sizeof(asw))) {
+            st = rf_error_set(err, RF_EIO, "", "%s:%ld: expected ip,DSW,PSW,ASW", opts->topo, lineno);
+            goto done;
+        }
+        snprintf(x->block, sizeof(x->block), "%s", psw);
+        snprintf(x->rack, sizeof(x->rack), "%s-%s", psw, asw);
+        f.n++;
+    }
+    if (f.n == 0) {
+        st = rf_error_set(err, RF_EIO, "", "%s: no hosts", opts->topo);
+        goto done;
+    }
+    if (!s_name_hosts(&f, ips)) {
+        st = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    /* Dense rack and block ids in first-seen order (quadratic; a few hundred racks). */
+    int32_t *rack_count = calloc((size_t)f.n, sizeof(int32_t));
+    int32_t *block_count = calloc((size_t)f.n, sizeof(int32_t));
+    if (!rack_count || !block_count) {
+        free(rack_count);
+        free(block_count);
+        st = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    for (int32_t i = 0; i < f.n; i++) {
+        s_host_t *x = &f.hosts[i];
+        x->rack_id = x->block_id = -1;
+        for (int32_t j = 0; j < i && (x->rack_id < 0 || x->block_id < 0); j++) {
+            if (x->rack_id < 0 && strcmp(f.hosts[j].rack, x->rack) == 0)
+                x->rack_id = f.hosts[j].rack_id;
+            if (x->block_id < 0 && strcmp(f.hosts[j].block, x->block) == 0)
+                x->block_id = f.hosts[j].block_id;
+        }
+        if (x->rack_id < 0)
+            x->rack_id = f.n_racks++;
+        if (x->block_id < 0)
+            x->block_id = f.n_blocks++;
+        rack_count[x->rack_id]++;
+        block_count[x->block_id]++;
+    }
+    f.block_hosts = INT32_MAX;
+    for (int32_t r = 0; r < f.n_racks; r++)
+        if (rack_count[r] > f.rack_hosts)
+            f.rack_hosts = rack_count[r];
+    for (int32_t b = 0; b < f.n_blocks; b++)
+        if (block_count[b] < f.block_hosts)
+            f.block_hosts = block_count[b];
+    free(rack_count);
+    free(block_count);
+
+    s_rng_t rng;
+    s_rng_seed(&rng, opts->seed);
+    st = s_emit(&f, opts, &rng, out, stats, err);
+done:
+    fclose(fp);
+    free(f.hosts);
+    free(ips);
+    return st;
+}

@@ -1,0 +1,727 @@
+/* bench/main.c: rackfit-bench, the benchmark driver.
+ *
+ *   rackfit-bench gen fabric  [--blocks B --racks R --hosts H] [--gangs G --seed S --load X --contention C] -o FILE
+ *   rackfit-bench gen lingjun --topo topo.csv [--gangs G --seed S --load X --contention C] -o FILE
+ *   rackfit-bench solve FILE... [--runs N] [--out FILE]
+ *   rackfit-bench run    [--models DIR] [--runs N] [--out FILE] [--skip-large]
+ *   rackfit-bench report [--models DIR] [--runs N] [--out FILE] [--skip-large]
+ *
+ * For each problem: the JSON parse (rf_problem_from_json) and the greedy solve
+ * (strategy "greedy", threads = 1, the process pinned to one CPU) are timed,
+ * median of N runs with min and max; then the baselines "kueue" and "kube"
+ * run once. Every answer goes through rf_check, and an infeasible one stops
+ * the run (exit 3) with its violations. Results are markdown: `run` and
+ * `solve` print the tables, `report` a whole RESULTS.md (method included).
+ *
+ * Peak memory is the process's ru_maxrss, read after each problem; problems
+ * run smallest first, so the last row's peak is the largest problem's (plus
+ * the smaller ones' leftovers, if any: an upper bound). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h" /* rf__arena_used: bytes a problem holds */
+#include "bench.h"
+#include "gen.h"
+
+#define S_MAX_PROBLEMS 32
+#define S_MAX_PRIOS    8
+#define S_N_STRATEGIES 3
+
+/* ---- data structures ------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    bool ran;
+    double ms;
+    int32_t admitted;
+    int32_t rejected;
+    rf_value_t value[S_MAX_PRIOS];
+    int32_t n_value;
+    double penalty;
+    double domains[RF_MAX_LEVELS]; /* mean over admitted gangs */
+} s_quality_t;
+
+typedef struct {
+    char name[96];
+    char source[160];
+    int32_t nodes, gangs, levels;
+    const char *level_names[RF_MAX_LEVELS];
+    int64_t pods, units_asked, units_free;
+    size_t bytes;
+    double parse_med, parse_min, parse_max;
+    bool have_greedy;
+    double solve_med, solve_min, solve_max;
+    double rss_mib, arena_mib;
+    s_quality_t q[S_N_STRATEGIES]; /* greedy, kueue, kube */
+    bench_kube_stats_t kube;
+} s_result_t;
+
+static const char *const s_strategy_names[S_N_STRATEGIES] = {"greedy", "kueue", "kube"};
+
+typedef struct {
+    int runs;
+    const char *out;
+    const char *models;
+    bool skip_large;
+    bool pin;
+    char cmdline[1024];
+} s_cfg_t;
+
+/* ---- local methods --------------------------------------------------------------------------------------------- */
+
+static void s_die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "rackfit-bench: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(code);
+}
+
+static int s_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void s_stats(double *v, int n, double *med, double *mn, double *mx)
+{
+    qsort(v, (size_t)n, sizeof(double), s_cmp_double);
+    *mn = v[0];
+    *mx = v[n - 1];
+    *med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double s_rss_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0; /* KiB on Linux */
+}
+
+static void s_pin_one_cpu(void)
+{
+    int cpu = sched_getcpu();
+    if (cpu < 0)
+        cpu = 0;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof(set), &set) != 0)
+        fprintf(stderr, "rackfit-bench: warning: could not pin to CPU %d: %s\n", cpu, strerror(errno));
+}
+
+static void s_limits(rf_limits_t *lim)
+{
+    rf_limits_default(lim);
+    if (lim->max_nodes < (1 << 20))
+        lim->max_nodes = 1 << 20;
+    if (lim->max_gangs < (1 << 20))
+        lim->max_gangs = 1 << 20;
+    if (lim->max_input_bytes < ((int64_t)1 << 31))
+        lim->max_input_bytes = (int64_t)1 << 31;
+}
+
+/* Abort loudly unless rf_check accepts the answer. */
+static void s_verify(const rf_problem_t *p, const rf_answer_t *a, const char *problem, const char *strategy)
+{
+    rf_check_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    rf_error_t err;
+    rf_error_clear(&err);
+    rf_status st = rf_check(p, a, &rep, &err);
+    if (st != RF_OK)
+        s_die(3, "%s/%s: the checker could not run: %s", problem, strategy, err.message);
+    if (!rep.feasible) {
+        fprintf(stderr, "rackfit-bench: INFEASIBLE ANSWER from %s on %s (%d violations):\n", strategy, problem,
+                (int)rep.n_violations);
+        for (int32_t i = 0; i < rep.n_violations && i < RF_CHECK_MAX_VIOLATIONS; i++)
+            fprintf(stderr, "  - %s\n", rep.violations[i] ? rep.violations[i] : "?");
+        rf_check_report_fini(&rep);
+        exit(3);
+    }
+    if (!rep.reported_totals_match)
+        fprintf(stderr, "rackfit-bench: WARNING: %s/%s: the answer's own totals differ from the checker's\n", problem,
+                strategy);
+    rf_check_report_fini(&rep);
+}
+
+static void s_quality(const rf_answer_t *a, double ms, s_quality_t *q)
+{
+    memset(q, 0, sizeof(*q));
+    q->ran = true;
+    q->ms = ms;
+    q->admitted = a->summary.admitted;
+    q->rejected = a->summary.rejected;
+    q->penalty = a->summary.penalty;
+    q->n_value = a->summary.n_value < S_MAX_PRIOS ? a->summary.n_value : S_MAX_PRIOS;
+    for (int32_t i = 0; i < q->n_value; i++)
+        q->value[i] = a->summary.value[i];
+    int32_t L = a->problem->n_levels, n = 0;
+    for (int32_t g = 0; g < a->n_gangs; g++) {
+        if (!a->gangs[g].admitted)
+            continue;
+        n++;
+        for (int32_t l = 0; l < L; l++)
+            q->domains[l] += a->gangs[g].domains[l];
+    }
+    for (int32_t l = 0; l < L && n > 0; l++)
+        q->domains[l] /= n;
+}
+
+/* Measure one problem given as JSON text. */
+static void s_measure(const s_cfg_t *cfg, const char *name, const char *source, const char *text, size_t len,
+                      s_result_t *res)
+{
+    memset(res, 0, sizeof(*res));
+    snprintf(res->name, sizeof(res->name), "%s", name);
+    snprintf(res->source, sizeof(res->source), "%s", source);
+    res->bytes = len;
+    rf_limits_t lim;
+    s_limits(&lim);
+    rf_error_t err;
+    int runs = cfg->runs;
+    double *t = malloc((size_t)runs * sizeof(double));
+    if (!t)
+        s_die(1, "out of memory");
+
+    /* Parse, N times. */
+    rf_problem_t *p = NULL;
+    for (int i = 0; i < runs; i++) {
+        rf_problem_destroy(&p);
+        rf_error_clear(&err);
+        double t0 = rf_now_ms();
+        rf_status st = rf_problem_from_json(text, len, &lim, &p, &err);
+        t[i] = rf_now_ms() - t0;
+        if (st != RF_OK)
+            s_die(1, "%s: %s: %s%s%s", name, rf_status_code(st), err.message, err.path[0] ? " at " : "", err.path);
+    }
+    s_stats(t, runs, &res->parse_med, &res->parse_min, &res->parse_max);
+    res->nodes = p->n_nodes;
+    res->gangs = p->n_gangs;
+    res->levels = p->n_levels;
+    for (int32_t l = 0; l < p->n_levels; l++)
+        res->level_names[l] = s_strategy_names[0]; /* replaced below: names must outlive the problem */
+    int32_t vr = p->options.value_resource;
+    for (int32_t g = 0; g < p->n_gangs; g++)
+        for (int32_t j = 0; j < p->gangs[g].n_pod_sets; j++) {
+            const rf_pod_set_t *ps = &p->gangs[g].pod_sets[j];
+            res->pods += ps->count;
+            if (vr >= 0)
+                res->units_asked += ps->count * ps->requests[vr];
+        }
+    for (int32_t n = 0; n < p->n_nodes && vr >= 0; n++) {
+        const rf_node_t *node = &p->nodes[n];
+        if (node->unschedulable || node->allocatable[vr] == RF_QTY_UNLIMITED)
+            continue;
+        int64_t f = node->allocatable[vr] - node->used[vr];
+        res->units_free += f > 0 ? f : 0;
+    }
+    res->arena_mib = p->arena ? (double)rf__arena_used(p->arena) / (1024.0 * 1024.0) : 0;
+
+    /* Greedy, N times, one thread. */
+    const rf_strategy_t *greedy = rf_strategy_find("greedy");
+    rf_solve_opts_t opts;
+    rf_solve_opts_default(&opts);
+    opts.threads = 1;
+    opts.mode = RF_MODE_GREEDY;
+    if (greedy) {
+        rf_answer_t *keep = NULL;
+        for (int i = 0; i < runs; i++) {
+            rf_answer_destroy(&keep);
+            rf_error_clear(&err);
+            opts.start_ms = 0;
+            double t0 = rf_now_ms();
+            keep = rf_answer_new(p);
+            rf_status st = keep ? greedy->solve(p, &opts, keep, &err) : RF_ENOMEM;
+            t[i] = rf_now_ms() - t0;
+            if (st != RF_OK)
+                s_die(1, "%s: greedy failed: %s: %s", name, rf_status_code(st), err.message);
+        }
+        s_stats(t, runs, &res->solve_med, &res->solve_min, &res->solve_max);
+        res->have_greedy = true;
+        s_verify(p, keep, name, "greedy");
+        s_quality(keep, res->solve_med, &res->q[0]);
+        rf_answer_destroy(&keep);
+    } else {
+        fprintf(stderr, "rackfit-bench: warning: no strategy \"greedy\" in this build\n");
+    }
+
+    /* Baselines, once each. */
+    for (int k = 1; k < S_N_STRATEGIES; k++) {
+        rf_answer_t *a = rf_answer_new(p);
+        if (!a)
+            s_die(1, "out of memory");
+        rf_error_clear(&err);
+        double t0 = rf_now_ms();
+        rf_status st = k == 1 ? bench_strategy_kueue.solve(p, &opts, a, &err) : bench_kube_run(p, a, &res->kube, &err);
+        double ms = rf_now_ms() - t0;
+        if (st != RF_OK)
+            s_die(1, "%s: %s failed: %s: %s", name, s_strategy_names[k], rf_status_code(st), err.message);
+        s_verify(p, a, name, s_strategy_names[k]);
+        s_quality(a, ms, &res->q[k]);
+        rf_answer_destroy(&a);
+    }
+    /* Level names: keep short copies that outlive the problem. */
+    static char level_copy[S_MAX_PROBLEMS][RF_MAX_LEVELS][64];
+    static int n_copy;
+    int slot = n_copy++ % S_MAX_PROBLEMS;
+    for (int32_t l = 0; l < p->n_levels; l++) {
+        const char *full = p->levels[l], *slash = strrchr(full, '/');
+        snprintf(level_copy[slot][l], sizeof(level_copy[slot][l]), "%s", slash ? slash + 1 : full);
+        res->level_names[l] = level_copy[slot][l];
+    }
+    rf_problem_destroy(&p);
+    free(t);
+    res->rss_mib = s_rss_mib();
+    fprintf(stderr, "rackfit-bench: %s: parse %.2f ms, greedy %.3f ms, peak RSS %.1f MiB\n", name, res->parse_med,
+            res->solve_med, res->rss_mib);
+}
+
+static char *s_read(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    bench_buf_t b;
+    bench_buf_init(&b);
+    char chunk[1 << 16];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+        bench_buf_printf(&b, "%.*s", (int)n, chunk);
+    fclose(fp);
+    if (b.oom) {
+        bench_buf_fini(&b);
+        return NULL;
+    }
+    *len = b.len;
+    if (!b.data)
+        b.data = calloc(1, 1);
+    return b.data;
+}
+
+/* ---- output ---------------------------------------------------------------------------------------------------- */
+
+static void s_machine(bench_buf_t *o, const s_cfg_t *cfg)
+{
+    char model[256] = "unknown";
+    FILE *fp = fopen("/proc/cpuinfo", "r");
+    if (fp) {
+        char line[512];
+        while (fgets(line, sizeof(line), fp)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *c = strchr(line, ':');
+                if (c) {
+                    c++;
+                    while (*c == ' ' || *c == '\t')
+                        c++;
+                    c[strcspn(c, "\n")] = '\0';
+                    snprintf(model, sizeof(model), "%s", c);
+                }
+                break;
+            }
+        }
+        fclose(fp);
+    }
+    struct utsname u;
+    char kernel[512] = "unknown";
+    if (uname(&u) == 0)
+        snprintf(kernel, sizeof(kernel), "%s %s %s", u.sysname, u.release, u.machine);
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+    bench_buf_printf(o, "## Machine\n\n");
+    bench_buf_printf(o, "- CPU: %s, %ld online CPUs (nproc)\n", model, sysconf(_SC_NPROCESSORS_ONLN));
+    bench_buf_printf(o, "- Kernel: %s\n", kernel);
+    bench_buf_printf(o, "- Date: %s\n", date);
+#if defined(__OPTIMIZE__) && defined(NDEBUG)
+    bench_buf_printf(o, "- Build: optimized, assertions off (Release)\n");
+#elif defined(__OPTIMIZE__)
+    bench_buf_printf(o, "- Build: optimized, assertions ON (not a Release build)\n");
+#else
+    bench_buf_printf(o, "- Build: NOT optimized (debug build: timings are not representative)\n");
+#endif
+    bench_buf_printf(o, "- Greedy timing: one thread (options.threads = 1), process %s, median of %d runs\n",
+                     cfg->pin ? "pinned to one CPU" : "not pinned", cfg->runs);
+    bench_buf_printf(o, "- Command: `%s`\n\n", cfg->cmdline);
+}
+
+static void s_tables(bench_buf_t *o, const s_result_t *r, int n)
+{
+    bench_buf_printf(o, "## Speed: parse and greedy solve\n\n");
+    bench_buf_printf(o, "| problem | nodes | gangs | pods asked | GPUs free | GPUs asked | JSON | parse ms (median) | "
+                        "greedy solve ms: median [min, max] | gangs/s | peak RSS MiB | arena MiB |\n");
+    bench_buf_printf(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < n; i++) {
+        bench_buf_printf(o, "| %s | %d | %d | %lld | %lld | %lld | %.1f KiB | %.2f [%.2f, %.2f] | ", r[i].name,
+                         (int)r[i].nodes, (int)r[i].gangs, (long long)r[i].pods, (long long)r[i].units_free,
+                         (long long)r[i].units_asked, (double)r[i].bytes / 1024.0, r[i].parse_med, r[i].parse_min,
+                         r[i].parse_max);
+        if (r[i].have_greedy)
+            bench_buf_printf(o, "%.3f [%.3f, %.3f] | %.0f | ", r[i].solve_med, r[i].solve_min, r[i].solve_max,
+                             r[i].solve_med > 0 ? r[i].gangs / (r[i].solve_med / 1000.0) : 0.0);
+        else
+            bench_buf_printf(o, "not available | — | ");
+        bench_buf_printf(o, "%.1f | %.2f |\n", r[i].rss_mib, r[i].arena_mib);
+    }
+    bench_buf_printf(o, "\nSources: ");
+    for (int i = 0; i < n; i++)
+        bench_buf_printf(o, "%s`%s` = %s", i ? "; " : "", r[i].name, r[i].source);
+    bench_buf_printf(o, ".\n\n");
+
+    bench_buf_printf(o, "## Quality: greedy against the baselines\n\n");
+    bench_buf_printf(o, "Value is GPU units admitted per priority (`priority: units`); domains are the mean number of "
+                        "distinct domains per admitted gang at each level (1 is compact). Kube's answer admits only "
+                        "gangs that got every pod and keep their required topology; `partial` counts the gangs it "
+                        "left partly placed, `idle GPUs` the GPUs their placed pods hold, `broken` the complete "
+                        "gangs whose spread breaks a required level or slice.\n\n");
+    bench_buf_printf(o, "| problem | strategy | ms | admitted | rejected | value per priority | total value | penalty | "
+                        "mean domains per level | partial | idle GPUs | broken |\n");
+    bench_buf_printf(o, "|---|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|\n");
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < S_N_STRATEGIES; k++) {
+            const s_quality_t *q = &r[i].q[k];
+            if (!q->ran) {
+                bench_buf_printf(o, "| %s | %s | — | — | — | not available | — | — | — | — | — | — |\n", r[i].name,
+                                 s_strategy_names[k]);
+                continue;
+            }
+            bench_buf_printf(o, "| %s | %s | %.2f | %d | %d | ", r[i].name, s_strategy_names[k], q->ms,
+                             (int)q->admitted, (int)q->rejected);
+            int64_t total = 0;
+            for (int32_t v = 0; v < q->n_value; v++) {
+                bench_buf_printf(o, "%s%lld: %lld", v ? " · " : "", (long long)q->value[v].priority,
+                                 (long long)q->value[v].units);
+                total += q->value[v].units;
+            }
+            bench_buf_printf(o, " | %lld | %.0f | ", (long long)total, q->penalty);
+            for (int32_t l = 0; l < r[i].levels; l++)
+                bench_buf_printf(o, "%s%s %.2f", l ? " · " : "", r[i].level_names[l], q->domains[l]);
+            if (k == 2)
+                bench_buf_printf(o, " | %d | %lld | %d |\n", (int)r[i].kube.partial,
+                                 (long long)r[i].kube.partial_idle_units, (int)r[i].kube.broken);
+            else
+                bench_buf_printf(o, " | — | — | — |\n");
+        }
+    }
+    bench_buf_printf(o, "\n");
+
+    bench_buf_printf(o, "## Targets (2-core machine)\n\n| target | measured | verdict |\n|---|---|---|\n");
+    int shown = 0;
+    for (int i = 0; i < n; i++) {
+        const s_result_t *x = &r[i];
+        if (x->nodes == 16384 && x->gangs == 1000) {
+            shown++;
+            if (x->have_greedy)
+                bench_buf_printf(o, "| %s: greedy solve < 20 ms on one core | %.3f ms (median) | %s |\n", x->name,
+                                 x->solve_med, x->solve_med < 20 ? "PASS" : "FAIL");
+            else
+                bench_buf_printf(o, "| %s: greedy solve < 20 ms on one core | not measured | — |\n", x->name);
+            bench_buf_printf(o, "| %s: peak memory < 256 MiB | %.1f MiB (process peak RSS) | %s |\n", x->name,
+                             x->rss_mib, x->rss_mib < 256 ? "PASS" : "FAIL");
+        }
+        if (x->nodes == 1024 && x->gangs == 200) {
+            shown++;
+            if (x->have_greedy)
+                bench_buf_printf(o, "| %s: greedy solve < 2 ms | %.3f ms (median) | %s |\n", x->name, x->solve_med,
+                                 x->solve_med < 2 ? "PASS" : "FAIL");
+            else
+                bench_buf_printf(o, "| %s: greedy solve < 2 ms | not measured | — |\n", x->name);
+        }
+    }
+    if (!shown)
+        bench_buf_printf(o, "| (no problem of the target sizes in this run) | — | — |\n");
+    bench_buf_printf(o, "\n");
+}
+
+static const char s_method[] =
+    "# rackfit-bench results\n\n"
+    "Produced by `rackfit-bench report` (bench/main.c); regenerate with the command below from a Release build.\n\n"
+    "## Method\n\n"
+    "- Problems: `tutorial` (models/tutorial.json), `gpu-1024` (models/gpu-1024.json: 4 blocks x 16 racks x 16 "
+    "hosts, 200 gangs), `lingjun-847` (models/lingjun-847.json: the real 847-host Alibaba Lingjun topology, 200 "
+    "gangs), and `fabric-16384` (16 blocks x 32 racks x 32 hosts, 1,000 gangs, generated in memory by the same "
+    "generator as `rackfit-bench gen fabric --seed 1`). Job sizes come from the Pollux and Tiresias traces with a "
+    "heavy tail after Acme (see models/README.md).\n"
+    "- Parse: `rf_problem_from_json` on the text already in memory (file I/O excluded), median of N runs.\n"
+    "- Solve: the library's `greedy` strategy (`rf_strategy_find(\"greedy\")`), `threads = 1`, the process pinned to "
+    "one CPU; the time covers `rf_answer_new` and the solve callback (tree, eligibility, search, answer), median of N "
+    "runs with min and max. gangs/s = gangs / median solve time.\n"
+    "- Memory: `getrusage(RUSAGE_SELF).ru_maxrss` after each problem (problems run smallest first, so a row shows "
+    "the peak so far; the input text, the parsed problem and every answer are included), and the problem's arena "
+    "bytes.\n"
+    "- Baselines (bench/): `kueue`, one gang at a time in queue order, Kueue TAS-style BestFit domain and "
+    "descent; `kube`, pod by pod, LeastAllocated, no gang semantics and no topology. Each runs once.\n"
+    "- Every answer is checked by `rf_check`; an infeasible answer stops the run.\n\n";
+
+static void s_emit_results(const s_cfg_t *cfg, const s_result_t *r, int n, bool full)
+{
+    bench_buf_t o;
+    bench_buf_init(&o);
+    if (full)
+        bench_buf_printf(&o, "%s", s_method);
+    s_machine(&o, cfg);
+    s_tables(&o, r, n);
+    if (o.oom)
+        s_die(1, "out of memory");
+    fwrite(o.data, 1, o.len, stdout);
+    if (cfg->out) {
+        FILE *fp = fopen(cfg->out, "w");
+        if (!fp || fwrite(o.data, 1, o.len, fp) != o.len || fclose(fp) != 0)
+            s_die(1, "%s: %s", cfg->out, strerror(errno));
+    }
+    bench_buf_fini(&o);
+}
+
+/* ---- subcommands ----------------------------------------------------------------------------------------------- */
+
+static const char s_usage[] =
+    "usage:\n"
+    "  rackfit-bench gen fabric  [--blocks B] [--racks R] [--hosts H] [--gangs G] [--seed S]\n"
+    "                            [--load X] [--contention C] -o FILE\n"
+    "  rackfit-bench gen lingjun --topo PATH/topo.csv [--gangs G] [--seed S] [--load X] [--contention C] -o FILE\n"
+    "  rackfit-bench solve FILE... [--runs N] [--out FILE] [--no-pin]\n"
+    "  rackfit-bench run    [--models DIR] [--runs N] [--out FILE] [--skip-large] [--no-pin]\n"
+    "  rackfit-bench report [--models DIR] [--runs N] [--out FILE] [--skip-large] [--no-pin]\n"
+    "\n"
+    "gen writes a problem (contract JSON); `-o -` is standard output. Defaults: fabric 16x32x32 hosts,\n"
+    "1000 gangs; lingjun 200 gangs; seed 1, load 0.25, contention 1.2.\n"
+    "solve/run/report time the parse and the greedy solve and compare with the kueue and kube baselines;\n"
+    "run uses models/{tutorial,gpu-1024,lingjun-847}.json and a 16,384-node fabric made in memory;\n"
+    "report prints a whole RESULTS.md (method, machine, tables).\n";
+
+static const char *s_arg(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc)
+        s_die(2, "%s needs a value\n%s", argv[*i], s_usage);
+    return argv[++*i];
+}
+
+static double s_num(const char *flag, const char *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end)
+        s_die(2, "%s: not a number: %s", flag, v);
+    return x;
+}
+
+static int s_gen(int argc, char **argv)
+{
+    if (argc < 3)
+        s_die(2, "%s", s_usage);
+    const char *kind = argv[2], *out = NULL;
+    bench_gen_opts_t o;
+    if (strcmp(kind, "fabric") == 0)
+        bench_gen_opts_fabric(&o);
+    else if (strcmp(kind, "lingjun") == 0)
+        bench_gen_opts_lingjun(&o);
+    else
+        s_die(2, "gen: unknown kind %s (fabric or lingjun)", kind);
+    for (int i = 3; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--blocks") == 0)
+            o.blocks = (int32_t)s_num(a, s_arg(argc, argv, &i));
+        else if (strcmp(a, "--racks") == 0)
+            o.racks = (int32_t)s_num(a, s_arg(argc, argv, &i));
+        else if (strcmp(a, "--hosts") == 0)
+            o.hosts = (int32_t)s_num(a, s_arg(argc, argv, &i));
+        else if (strcmp(a, "--gangs") == 0)
+            o.gangs = (int32_t)s_num(a, s_arg(argc, argv, &i));
+        else if (strcmp(a, "--seed") == 0)
+            o.seed = strtoull(s_arg(argc, argv, &i), NULL, 0);
+        else if (strcmp(a, "--load") == 0)
+            o.load = s_num(a, s_arg(argc, argv, &i));
+        else if (strcmp(a, "--contention") == 0)
+            o.contention = s_num(a, s_arg(argc, argv, &i));
+        else if (strcmp(a, "--topo") == 0)
+            o.topo = s_arg(argc, argv, &i);
+        else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0)
+            out = s_arg(argc, argv, &i);
+        else
+            s_die(2, "gen: unknown flag %s\n%s", a, s_usage);
+    }
+    if (!out)
+        s_die(2, "gen: -o FILE is required");
+    bench_buf_t b;
+    bench_buf_init(&b);
+    bench_gen_stats_t st;
+    rf_error_t err;
+    rf_error_clear(&err);
+    rf_status s = kind[0] == 'f' ? bench_gen_fabric(&o, &b, &st, &err) : bench_gen_lingjun(&o, &b, &st, &err);
+    if (s != RF_OK)
+        s_die(1, "gen %s: %s", kind, err.message);
+    FILE *fp = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
+    if (!fp || fwrite(b.data, 1, b.len, fp) != b.len || (fp != stdout && fclose(fp) != 0))
+        s_die(1, "%s: %s", out, strerror(errno));
+    fprintf(stderr,
+            "rackfit-bench gen %s: %d nodes (%d racks, %d blocks), %d gangs, %lld pods, %lld GPUs (%lld free), "
+            "%lld GPUs asked (contention %.2f), %zu bytes\n",
+            kind, (int)st.nodes, (int)st.racks, (int)st.blocks, (int)st.gangs, (long long)st.pods,
+            (long long)st.gpus_total, (long long)st.gpus_free, (long long)st.gpus_requested,
+            st.gpus_free ? (double)st.gpus_requested / (double)st.gpus_free : 0.0, b.len);
+    bench_buf_fini(&b);
+    return 0;
+}
+
+static void s_parse_common(s_cfg_t *cfg, int argc, char **argv, int first, const char **files, int *n_files)
+{
+    int n_dummy = 0;
+    if (!n_files)
+        n_files = &n_dummy;
+    *n_files = 0;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--runs") == 0) {
+            cfg->runs = (int)s_num(a, s_arg(argc, argv, &i));
+            if (cfg->runs < 1 || cfg->runs > 10000)
+                s_die(2, "--runs must be 1..10000");
+        } else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) {
+            cfg->out = s_arg(argc, argv, &i);
+        } else if (strcmp(a, "--models") == 0) {
+            cfg->models = s_arg(argc, argv, &i);
+        } else if (strcmp(a, "--skip-large") == 0) {
+            cfg->skip_large = true;
+        } else if (strcmp(a, "--no-pin") == 0) {
+            cfg->pin = false;
+        } else if (a[0] == '-' && a[1]) {
+            s_die(2, "unknown flag %s\n%s", a, s_usage);
+        } else if (files && *n_files < S_MAX_PROBLEMS) {
+            files[(*n_files)++] = a;
+        } else {
+            s_die(2, "unexpected argument %s\n%s", a, s_usage);
+        }
+    }
+}
+
+static int s_solve_files(s_cfg_t *cfg, int argc, char **argv)
+{
+    const char *files[S_MAX_PROBLEMS];
+    int n = 0;
+    s_parse_common(cfg, argc, argv, 2, files, &n);
+    if (n == 0)
+        s_die(2, "solve: no FILE\n%s", s_usage);
+    if (cfg->pin)
+        s_pin_one_cpu();
+    static s_result_t res[S_MAX_PROBLEMS];
+    for (int i = 0; i < n; i++) {
+        size_t len = 0;
+        char *text = s_read(files[i], &len);
+        if (!text)
+            s_die(1, "%s: %s", files[i], strerror(errno));
+        const char *base = strrchr(files[i], '/');
+        char name[96];
+        snprintf(name, sizeof(name), "%s", base ? base + 1 : files[i]);
+        char *dot = strstr(name, ".json");
+        if (dot)
+            *dot = '\0';
+        s_measure(cfg, name, files[i], text, len, &res[i]);
+        free(text);
+    }
+    s_emit_results(cfg, res, n, false);
+    return 0;
+}
+
+/* The models directory: --models, else ./models, ../models, or next to the binary (build/bin/../../models). */
+static const char *s_models_dir(const s_cfg_t *cfg, const char *argv0, char *buf, size_t cap)
+{
+    if (cfg->models)
+        return cfg->models;
+    const char *cands[] = {"models", "../models", "../../models"};
+    char probe[1200];
+    for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
+        snprintf(probe, sizeof(probe), "%s/tutorial.json", cands[i]);
+        if (access(probe, R_OK) == 0)
+            return cands[i];
+    }
+    const char *slash = strrchr(argv0, '/');
+    if (slash) {
+        snprintf(buf, cap, "%.*s/../../models", (int)(slash - argv0), argv0);
+        snprintf(probe, sizeof(probe), "%s/tutorial.json", buf);
+        if (access(probe, R_OK) == 0)
+            return buf;
+    }
+    s_die(2, "cannot find the models directory (tutorial.json); pass --models DIR");
+    return NULL;
+}
+
+static int s_suite(s_cfg_t *cfg, int argc, char **argv, bool full)
+{
+    s_parse_common(cfg, argc, argv, 2, NULL, NULL);
+    char mbuf[1024];
+    const char *models = s_models_dir(cfg, argv[0], mbuf, sizeof(mbuf));
+    if (cfg->pin)
+        s_pin_one_cpu();
+    static s_result_t res[S_MAX_PROBLEMS];
+    int n = 0;
+    static const char *const files[] = {"tutorial", "gpu-1024", "lingjun-847"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char path[1200], src[200];
+        snprintf(path, sizeof(path), "%s/%s.json", models, files[i]);
+        snprintf(src, sizeof(src), "models/%s.json", files[i]);
+        size_t len = 0;
+        char *text = s_read(path, &len);
+        if (!text)
+            s_die(1, "%s: %s", path, strerror(errno));
+        s_measure(cfg, files[i], src, text, len, &res[n++]);
+        free(text);
+    }
+    if (!cfg->skip_large) {
+        bench_gen_opts_t o;
+        bench_gen_opts_fabric(&o);
+        bench_buf_t b;
+        bench_buf_init(&b);
+        rf_error_t err;
+        rf_error_clear(&err);
+        if (bench_gen_fabric(&o, &b, NULL, &err) != RF_OK)
+            s_die(1, "gen fabric: %s", err.message);
+        s_measure(cfg, "fabric-16384", "generated in memory: `rackfit-bench gen fabric --seed 1` (16x32x32, 1000 gangs)",
+                  b.data, b.len, &res[n++]);
+        bench_buf_fini(&b);
+    }
+    s_emit_results(cfg, res, n, full);
+    return 0;
+}
+
+/* ---- main ------------------------------------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        fputs(s_usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    s_cfg_t cfg = {.runs = 7, .pin = true};
+    size_t used = 0;
+    for (int i = 0; i < argc && used + 2 < sizeof(cfg.cmdline); i++) {
+        const char *a = i == 0 ? "rackfit-bench" : argv[i];
+        int w = snprintf(cfg.cmdline + used, sizeof(cfg.cmdline) - used, "%s%s", i ? " " : "", a);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+        if (used >= sizeof(cfg.cmdline))
+            used = sizeof(cfg.cmdline) - 1;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "gen") == 0)
+        return s_gen(argc, argv);
+    if (strcmp(cmd, "solve") == 0)
+        return s_solve_files(&cfg, argc, argv);
+    if (strcmp(cmd, "run") == 0)
+        return s_suite(&cfg, argc, argv, false);
+    if (strcmp(cmd, "report") == 0)
+        return s_suite(&cfg, argc, argv, true);
+    s_die(2, "unknown command %s\n%s", cmd, s_usage);
+    return 2;
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# scripts/test.sh: the README's second command, and what CI runs (.ci/run).
+# Installs what is missing (scripts/bootstrap.sh), then for each build:
+# configures its CMake preset, builds it and runs its ctests:
+#   ci     build-ci/     Debug, -Werror, ASan+UBSan: every test
+#   noomp  build-noomp/  OpenMP off, -Werror, no sanitizers: every test
+#   fuzz   build-fuzz/   clang + libFuzzer + ASan+UBSan: each fuzz target for
+#                        RF_FUZZ_SECONDS (default 20) from its tests/data/fuzz corpus
+# Ends with one line `N passed, N failed` summing the ctest results of all
+# builds (a build that does not configure or compile counts as one failure);
+# exits non-zero on any failure.
+#   bash scripts/test.sh [ci] [noomp] [fuzz]     (default: all three)
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+builds=("$@")
+if ((${#builds[@]} == 0)); then
+    builds=(ci noomp fuzz)
+fi
+for b in "${builds[@]}"; do
+    case "$b" in
+    ci | noomp | fuzz) ;;
+    *)
+        echo "test.sh: unknown build '$b' (want ci, noomp or fuzz)" >&2
+        exit 2
+        ;;
+    esac
+done
+
+if ! bash scripts/bootstrap.sh; then
+    echo "test.sh: bootstrap failed"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+fuzz_seconds=${RF_FUZZ_SECONDS:-20}
+ctest_limit=${RF_CTEST_LIMIT:-1800} # seconds for one build's whole ctest run
+
+total_passed=0
+total_failed=0
+report=()
+
+# run_build PRESET [extra configure args...]
+run_build() {
+    local preset=$1
+    shift
+    local dir="build-$preset" start=$SECONDS
+    echo
+    echo "==== $preset: configure ($dir/)"
+    if ! cmake --preset "$preset" "$@"; then
+        total_failed=$((total_failed + 1))
+        report+=("$preset: configure FAILED")
+        return
+    fi
+    echo "==== $preset: build"
+    if ! cmake --build --preset "$preset" -j "$jobs"; then
+        total_failed=$((total_failed + 1))
+        report+=("$preset: build FAILED")
+        return
+    fi
+    echo "==== $preset: test"
+    local log="$dir/test.log"
+    timeout --kill-after=30 "$ctest_limit" ctest --preset "$preset" 2>&1 | tee "$log"
+    local rc=${PIPESTATUS[0]}
+    local line n_failed n_total
+    line=$(grep -Eo '[0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)
+    if [[ -n "$line" ]]; then
+        n_failed=$(echo "$line" | awk '{print $1}')
+        n_total=$(echo "$line" | awk '{print $NF}')
+    else
+        n_failed=0
+        n_total=0
+    fi
+    if ((rc != 0 && n_failed == 0)); then
+        # ctest itself failed (no tests, time limit, crash): one failure
+        n_failed=1
+        n_total=$((n_total + 1))
+    fi
+    total_passed=$((total_passed + n_total - n_failed))
+    total_failed=$((total_failed + n_failed))
+    report+=("$preset: $((n_total - n_failed)) passed, $n_failed failed ($((SECONDS - start)) s)")
+}
+
+for b in "${builds[@]}"; do
+    case "$b" in
+    ci) run_build ci ;;
+    noomp) run_build noomp ;;
+    fuzz) run_build fuzz "-DRF_FUZZ_SECONDS=$fuzz_seconds" ;;
+    esac
+done
+
+echo
+echo "==== summary"
+for line in "${report[@]}"; do
+    echo "  $line"
+done
+echo "$total_passed passed, $total_failed failed"
+((total_failed == 0))

@@ -1,0 +1,535 @@
+/* solver/answer.c: answers (include/rackfit/answer.h): build, finish, compare.
+ *
+ * Invariants:
+ * - answer->gangs has problem->n_gangs entries and gangs[g].pod_sets has
+ *   problem->gangs[g].n_pod_sets entries, always allocated (a rejected gang
+ *   simply holds no placements);
+ * - a placement list never holds a count <= 0 when built with rf_answer_add
+ *   (answers read from JSON may hold anything the checker should see);
+ * - summary.value lists the problem's distinct priorities, highest first.
+ *
+ * rf_answer_finish runs after every solve, on up to 16,384 nodes x 1,000
+ * gangs, so it computes each node's domain id per level once per call, by
+ * interning (parent domain id, label value) pairs level by level in an
+ * open-addressing hash table: a domain is the path of label values from the
+ * top level down, and a node that lacks a level's label gets a fresh id of its
+ * own at that level and every level below. D(g,l) is then a count of distinct
+ * ids, marked with a per-gang stamp. */
+#include <assert.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rackfit/answer.h"
+
+/* ------------------------------------------------------------------ */
+/* Local methods                                                        */
+
+static void s_why_none(rf_why_t *why)
+{
+    why->level = -1;
+    why->resource = -1;
+    why->fits = -1;
+    why->needs = -1;
+}
+
+static int s_cmp_prio_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* The problem's distinct priorities, highest first, into summary.value
+ * (zeroed). Reallocates only when their number changed. */
+static rf_status s_value_reset(rf_answer_t *answer)
+{
+    const rf_problem_t *p = answer->problem;
+    int64_t *prios = malloc(sizeof *prios * (size_t)(p->n_gangs > 0 ? p->n_gangs : 1));
+    if (!prios)
+        return RF_ENOMEM;
+    for (int32_t g = 0; g < p->n_gangs; g++)
+        prios[g] = p->gangs[g].priority;
+    qsort(prios, (size_t)p->n_gangs, sizeof *prios, s_cmp_prio_desc);
+    int32_t n = 0;
+    for (int32_t g = 0; g < p->n_gangs; g++)
+        if (n == 0 || prios[n - 1] != prios[g])
+            prios[n++] = prios[g];
+    rf_summary_t *s = &answer->summary;
+    if (n != s->n_value || !s->value) {
+        rf_value_t *v = calloc((size_t)(n > 0 ? n : 1), sizeof *v);
+        if (!v) {
+            free(prios);
+            return RF_ENOMEM;
+        }
+        free(s->value);
+        s->value = v;
+        s->n_value = n;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        s->value[i].priority = prios[i];
+        s->value[i].units = 0;
+        s->value[i].pods = 0;
+    }
+    free(prios);
+    return RF_OK;
+}
+
+/* Index of `priority` in summary.value (highest first), or -1. */
+static int32_t s_value_index(const rf_summary_t *s, int64_t priority)
+{
+    int32_t lo = 0, hi = s->n_value - 1;
+    while (lo <= hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (s->value[mid].priority == priority)
+            return mid;
+        if (s->value[mid].priority > priority)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+static int64_t s_sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return INT64_MAX;
+    return r;
+}
+
+static int64_t s_sat_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        return INT64_MAX;
+    return r;
+}
+
+static rf_status s_reserve(rf_pod_set_answer_t *ps, int32_t need)
+{
+    if (need <= ps->cap_placements)
+        return RF_OK;
+    int64_t cap = ps->cap_placements > 0 ? ps->cap_placements : 4;
+    while (cap < need)
+        cap *= 2;
+    if (cap > INT32_MAX)
+        cap = INT32_MAX;
+    rf_placement_t *pl = realloc(ps->placements, sizeof *pl * (size_t)cap);
+    if (!pl)
+        return RF_ENOMEM;
+    ps->placements = pl;
+    ps->cap_placements = (int32_t)cap;
+    return RF_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Domain ids (for finish)                                              */
+
+typedef struct {
+    const char *value; /* NULL: empty slot */
+    uint32_t hash;
+    int32_t parent;
+    int32_t id;
+} s_slot_t;
+
+static uint32_t s_hash(const char *s, int32_t parent)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)parent * 0x9e3779b1u;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        h ^= *c;
+        h *= 16777619u;
+    }
+    h ^= h >> 15;
+    h *= 0x2c1b3c6du;
+    h ^= h >> 12;
+    return h;
+}
+
+/* The value of label `key` on `node`, or NULL (labels are sorted by key). */
+static const char *s_label(const rf_node_t *node, const char *key)
+{
+    int32_t lo = 0, hi = node->n_labels - 1;
+    while (lo <= hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(node->labels[mid].key, key);
+        if (c == 0)
+            return node->labels[mid].value;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+/* dom[n * n_levels + l] = id of node n's domain at level l; ids are unique
+ * across levels and < n_nodes * n_levels. */
+static rf_status s_domain_ids(const rf_problem_t *p, int32_t *dom, int32_t *n_ids)
+{
+    int32_t L = p->n_levels, N = p->n_nodes;
+    size_t cap = 16;
+    while (cap < (size_t)N * 2)
+        cap *= 2;
+    s_slot_t *tab = malloc(sizeof *tab * cap);
+    if (!tab)
+        return RF_ENOMEM;
+    int32_t next = 0;
+    for (int32_t l = 0; l < L; l++) {
+        memset(tab, 0, sizeof *tab * cap);
+        const char *key = p->levels[l];
+        for (int32_t n = 0; n < N; n++) {
+            int32_t parent = l > 0 ? dom[(size_t)n * L + l - 1] : -1;
+            const char *v = NULL;
+            /* once a level label is missing, the node is alone below it */
+            if (l == 0 || parent >= 0)
+                v = s_label(&p->nodes[n], key);
+            if (!v) {
+                dom[(size_t)n * L + l] = -1 - next; /* alone: encoded negative below */
+                next++;
+                continue;
+            }
+            uint32_t h = s_hash(v, parent);
+            size_t i = h & (cap - 1);
+            for (;;) {
+                s_slot_t *s = &tab[i];
+                if (!s->value) {
+                    s->value = v;
+                    s->hash = h;
+                    s->parent = parent;
+                    s->id = next++;
+                    dom[(size_t)n * L + l] = s->id;
+                    break;
+                }
+                if (s->hash == h && s->parent == parent && strcmp(s->value, v) == 0) {
+                    dom[(size_t)n * L + l] = s->id;
+                    break;
+                }
+                i = (i + 1) & (cap - 1);
+            }
+        }
+    }
+    /* ids of lone domains were stored as -1 - id so that "parent < 0" marks
+     * a node already alone; turn them back into plain ids */
+    size_t total = (size_t)N * L;
+    for (size_t i = 0; i < total; i++)
+        if (dom[i] < 0)
+            dom[i] = -1 - dom[i];
+    free(tab);
+    *n_ids = next;
+    return RF_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Interface                                                            */
+
+rf_answer_t *rf_answer_new(const rf_problem_t *problem)
+{
+    assert(problem);
+    rf_answer_t *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->problem = problem;
+    a->n_gangs = problem->n_gangs;
+    a->gangs = calloc((size_t)(problem->n_gangs > 0 ? problem->n_gangs : 1), sizeof *a->gangs);
+    if (!a->gangs)
+        goto fail;
+    for (int32_t g = 0; g < problem->n_gangs; g++) {
+        rf_gang_answer_t *ga = &a->gangs[g];
+        int32_t n = problem->gangs[g].n_pod_sets;
+        ga->pod_sets = calloc((size_t)(n > 0 ? n : 1), sizeof *ga->pod_sets);
+        if (!ga->pod_sets)
+            goto fail;
+        s_why_none(&ga->why);
+    }
+    if (s_value_reset(a) != RF_OK)
+        goto fail;
+    a->summary.rejected = problem->n_gangs;
+    return a;
+fail:
+    rf_answer_destroy(&a);
+    return NULL;
+}
+
+void rf_answer_destroy(rf_answer_t **answer)
+{
+    if (!answer || !*answer)
+        return;
+    rf_answer_t *a = *answer;
+    if (a->gangs) {
+        for (int32_t g = 0; g < a->n_gangs; g++) {
+            rf_gang_answer_t *ga = &a->gangs[g];
+            if (ga->pod_sets) {
+                int32_t n = a->problem->gangs[g].n_pod_sets;
+                for (int32_t j = 0; j < n; j++)
+                    free(ga->pod_sets[j].placements);
+                free(ga->pod_sets);
+            }
+            free(ga->reason);
+        }
+        free(a->gangs);
+    }
+    free(a->summary.value);
+    free(a->mode_owned);
+    free(a);
+    *answer = NULL;
+}
+
+void rf_answer_gang_reset(rf_answer_t *answer, int32_t gang)
+{
+    assert(answer && gang >= 0 && gang < answer->n_gangs);
+    rf_gang_answer_t *ga = &answer->gangs[gang];
+    int32_t n = answer->problem->gangs[gang].n_pod_sets;
+    for (int32_t j = 0; j < n; j++)
+        ga->pod_sets[j].n_placements = 0;
+    ga->admitted = false;
+    memset(ga->domains, 0, sizeof ga->domains);
+    ga->penalty = 0;
+    free(ga->reason);
+    ga->reason = NULL;
+    s_why_none(&ga->why);
+    ga->has_domains = false;
+    ga->has_penalty = false;
+}
+
+rf_status rf_answer_add(rf_answer_t *answer, int32_t gang, int32_t pod_set, int32_t node, int32_t count)
+{
+    if (!answer || gang < 0 || gang >= answer->n_gangs)
+        return RF_EINVAL;
+    const rf_problem_t *p = answer->problem;
+    if (pod_set < 0 || pod_set >= p->gangs[gang].n_pod_sets || node < 0 || node >= p->n_nodes || count < 0)
+        return RF_EINVAL;
+    if (count == 0)
+        return RF_OK;
+    rf_gang_answer_t *ga = &answer->gangs[gang];
+    rf_pod_set_answer_t *ps = &ga->pod_sets[pod_set];
+    if (ps->n_placements > 0 && ps->placements[ps->n_placements - 1].node == node) {
+        rf_placement_t *last = &ps->placements[ps->n_placements - 1];
+        if (last->count > INT32_MAX - count)
+            return RF_EINVAL;
+        last->count += count;
+    } else {
+        if (ps->n_placements == INT32_MAX)
+            return RF_EINVAL;
+        RF_CALL(s_reserve(ps, ps->n_placements + 1));
+        ps->placements[ps->n_placements].node = node;
+        ps->placements[ps->n_placements].count = count;
+        ps->n_placements++;
+    }
+    if (!ga->admitted) {
+        ga->admitted = true;
+        free(ga->reason);
+        ga->reason = NULL;
+        s_why_none(&ga->why);
+    }
+    return RF_OK;
+}
+
+rf_status rf_answer_reject(rf_answer_t *answer, int32_t gang, rf_why_t why, const char *fmt, ...)
+{
+    if (!answer || gang < 0 || gang >= answer->n_gangs)
+        return RF_EINVAL;
+    rf_answer_gang_reset(answer, gang);
+    rf_gang_answer_t *ga = &answer->gangs[gang];
+    ga->why = why;
+    if (!fmt)
+        fmt = "not admitted";
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    char *r = malloc((size_t)n + 1);
+    if (!r)
+        return RF_ENOMEM;
+    va_start(ap, fmt);
+    vsnprintf(r, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    ga->reason = r;
+    return RF_OK;
+}
+
+rf_status rf_answer_copy(rf_answer_t *dst, const rf_answer_t *src)
+{
+    if (!dst || !src || dst->problem != src->problem || dst->n_gangs != src->n_gangs)
+        return RF_EINVAL;
+    if (dst == src)
+        return RF_OK;
+    const rf_problem_t *p = src->problem;
+    for (int32_t g = 0; g < src->n_gangs; g++) {
+        const rf_gang_answer_t *sg = &src->gangs[g];
+        rf_gang_answer_t *dg = &dst->gangs[g];
+        for (int32_t j = 0; j < p->gangs[g].n_pod_sets; j++) {
+            const rf_pod_set_answer_t *sp = &sg->pod_sets[j];
+            rf_pod_set_answer_t *dp = &dg->pod_sets[j];
+            RF_CALL(s_reserve(dp, sp->n_placements));
+            if (sp->n_placements > 0)
+                memcpy(dp->placements, sp->placements, sizeof *sp->placements * (size_t)sp->n_placements);
+            dp->n_placements = sp->n_placements;
+        }
+        char *reason = NULL;
+        if (sg->reason && !(reason = strdup(sg->reason)))
+            return RF_ENOMEM;
+        free(dg->reason);
+        dg->reason = reason;
+        dg->admitted = sg->admitted;
+        memcpy(dg->domains, sg->domains, sizeof dg->domains);
+        dg->penalty = sg->penalty;
+        dg->why = sg->why;
+        dg->has_domains = sg->has_domains;
+        dg->has_penalty = sg->has_penalty;
+    }
+    /* summary: value array, then the owned mode string */
+    rf_value_t *value = dst->summary.value;
+    if (src->summary.n_value != dst->summary.n_value || !value) {
+        value = calloc((size_t)(src->summary.n_value > 0 ? src->summary.n_value : 1), sizeof *value);
+        if (!value)
+            return RF_ENOMEM;
+        free(dst->summary.value);
+    }
+    if (src->summary.n_value > 0)
+        memcpy(value, src->summary.value, sizeof *value * (size_t)src->summary.n_value);
+    char *mode_owned = NULL;
+    if (src->mode_owned && src->summary.mode_used == src->mode_owned) {
+        if (!(mode_owned = strdup(src->mode_owned))) {
+            dst->summary.value = value;
+            dst->summary.n_value = src->summary.n_value;
+            return RF_ENOMEM;
+        }
+    }
+    free(dst->mode_owned);
+    dst->mode_owned = mode_owned;
+    dst->summary = src->summary;
+    dst->summary.value = value;
+    if (mode_owned)
+        dst->summary.mode_used = mode_owned;
+    return RF_OK;
+}
+
+rf_status rf_answer_finish(rf_answer_t *answer)
+{
+    assert(answer && answer->problem);
+    const rf_problem_t *p = answer->problem;
+    int32_t L = p->n_levels, N = p->n_nodes;
+    rf_status rc = RF_OK;
+    size_t total = (size_t)N * (size_t)L;
+    int32_t *dom = malloc(sizeof *dom * (total > 0 ? total : 1));
+    int32_t *stamp = NULL;
+    int32_t n_ids = 0;
+    if (!dom) {
+        rc = RF_ENOMEM;
+        goto done;
+    }
+    if ((rc = s_domain_ids(p, dom, &n_ids)) != RF_OK)
+        goto done;
+    stamp = calloc((size_t)(n_ids > 0 ? n_ids : 1), sizeof *stamp);
+    if (!stamp) {
+        rc = RF_ENOMEM;
+        goto done;
+    }
+    if ((rc = s_value_reset(answer)) != RF_OK)
+        goto done;
+
+    rf_summary_t *s = &answer->summary;
+    int32_t vr = p->options.value_resource;
+    s->admitted = 0;
+    s->rejected = 0;
+    s->penalty = 0;
+    for (int32_t g = 0; g < answer->n_gangs; g++) {
+        const rf_gang_t *gang = &p->gangs[g];
+        rf_gang_answer_t *ga = &answer->gangs[g];
+        memset(ga->domains, 0, sizeof ga->domains);
+        ga->penalty = 0;
+        ga->has_domains = true;
+        ga->has_penalty = true;
+        if (!ga->admitted) {
+            s->rejected++;
+            continue;
+        }
+        s->admitted++;
+        int32_t mark = g + 1;
+        int64_t units = 0, pods = 0;
+        for (int32_t j = 0; j < gang->n_pod_sets; j++) {
+            const rf_pod_set_t *ps = &gang->pod_sets[j];
+            const rf_pod_set_answer_t *pa = &ga->pod_sets[j];
+            int64_t n_pods = 0;
+            for (int32_t b = 0; b < ps->n_bound; b++) {
+                const rf_bound_t *bd = &ps->bound[b];
+                if (bd->count <= 0 || bd->node < 0 || bd->node >= N)
+                    continue;
+                n_pods += bd->count;
+                const int32_t *d = &dom[(size_t)bd->node * L];
+                for (int32_t l = 0; l < L; l++)
+                    if (stamp[d[l]] != mark) {
+                        stamp[d[l]] = mark;
+                        ga->domains[l]++;
+                    }
+            }
+            for (int32_t k = 0; k < pa->n_placements; k++) {
+                const rf_placement_t *pl = &pa->placements[k];
+                if (pl->count <= 0 || pl->node < 0 || pl->node >= N)
+                    continue;
+                n_pods += pl->count;
+                const int32_t *d = &dom[(size_t)pl->node * L];
+                for (int32_t l = 0; l < L; l++)
+                    if (stamp[d[l]] != mark) {
+                        stamp[d[l]] = mark;
+                        ga->domains[l]++;
+                    }
+            }
+            pods = s_sat_add(pods, n_pods);
+            if (vr >= 0 && vr < p->n_resources)
+                units = s_sat_add(units, s_sat_mul(n_pods, ps->requests[vr]));
+        }
+        double pen = 0;
+        for (int32_t l = 0; l < L; l++)
+            if (ga->domains[l] > 1)
+                pen += p->level_costs[l] * (double)(ga->domains[l] - 1);
+        ga->penalty = gang->bandwidth * pen;
+        s->penalty += ga->penalty;
+        int32_t vi = s_value_index(s, gang->priority);
+        if (vi >= 0) {
+            s->value[vi].units = s_sat_add(s->value[vi].units, units);
+            s->value[vi].pods = s_sat_add(s->value[vi].pods, pods);
+        }
+    }
+    s->has_counts = true;
+    s->has_value = true;
+    s->has_penalty = true;
+done:
+    free(dom);
+    free(stamp);
+    return rc;
+}
+
+int rf_answer_compare(const rf_answer_t *a, const rf_answer_t *b)
+{
+    assert(a && b);
+    const rf_summary_t *x = &a->summary, *y = &b->summary;
+    /* merge by priority, highest first; a priority missing on one side
+     * counts as value (0, 0) there */
+    int32_t i = 0, j = 0;
+    while (i < x->n_value || j < y->n_value) {
+        rf_value_t vx = {0, 0, 0}, vy = {0, 0, 0};
+        if (j >= y->n_value || (i < x->n_value && x->value[i].priority > y->value[j].priority)) {
+            vx = x->value[i++];
+        } else if (i >= x->n_value || y->value[j].priority > x->value[i].priority) {
+            vy = y->value[j++];
+        } else {
+            vx = x->value[i++];
+            vy = y->value[j++];
+        }
+        if (vx.units != vy.units)
+            return vx.units > vy.units ? -1 : 1;
+        if (vx.pods != vy.pods)
+            return vx.pods > vy.pods ? -1 : 1;
+    }
+    double pa = x->penalty, pb = y->penalty;
+    double scale = fmax(1.0, fmax(fabs(pa), fabs(pb)));
+    if (fabs(pa - pb) <= 1e-9 * scale)
+        return 0;
+    return pa < pb ? -1 : 1;
+}

@@ -1,0 +1,730 @@
+/* solver/answer_json.c: an answer to and from JSON (PLACEMENT-MODEL.md
+ * section 3).
+ *
+ * Writing is a hand-written writer into one growing buffer (answers of 1,000
+ * gangs and thousands of placements are written after every solve, so no
+ * document tree is built): strings are JSON-escaped, integers exact, doubles
+ * in the shortest form that reads back to the same double (with ".0" added
+ * to whole numbers so they stay floats to a reader).
+ *
+ * Reading goes through the one JSON boundary (solver/json.c, via
+ * rf__json_parse) into a temporary arena, then a strict extraction: unknown
+ * keys and wrong types are errors with the field's contract path; names are
+ * resolved to indices (gangs by position and name, pod sets by name, nodes
+ * with rf_problem_node). Meaning is left to the checker: placements are kept
+ * exactly as written. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "doc.h"
+#include "json.h"
+#include "rackfit/answer.h"
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                               */
+
+typedef struct {
+    char *p;
+    size_t len;
+    size_t cap;
+    bool oom;
+} s_buf_t;
+
+static bool s_grow(s_buf_t *b, size_t more)
+{
+    if (b->oom)
+        return false;
+    if (b->len + more + 1 <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + more + 1)
+        cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = true;
+        return false;
+    }
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+static void s_put(s_buf_t *b, const char *s, size_t n)
+{
+    if (!s_grow(b, n))
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void s_puts(s_buf_t *b, const char *s)
+{
+    s_put(b, s, strlen(s));
+}
+
+static void s_str(s_buf_t *b, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!s)
+        s = "";
+    size_t n = strlen(s);
+    if (!s_grow(b, n * 6 + 2))
+        return;
+    char *o = b->p + b->len;
+    *o++ = '"';
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        switch (*c) {
+        case '"':
+            *o++ = '\\';
+            *o++ = '"';
+            break;
+        case '\\':
+            *o++ = '\\';
+            *o++ = '\\';
+            break;
+        case '\n':
+            *o++ = '\\';
+            *o++ = 'n';
+            break;
+        case '\r':
+            *o++ = '\\';
+            *o++ = 'r';
+            break;
+        case '\t':
+            *o++ = '\\';
+            *o++ = 't';
+            break;
+        default:
+            if (*c < 0x20) {
+                *o++ = '\\';
+                *o++ = 'u';
+                *o++ = '0';
+                *o++ = '0';
+                *o++ = hex[*c >> 4];
+                *o++ = hex[*c & 15];
+            } else {
+                *o++ = (char)*c;
+            }
+        }
+    }
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
+    b->p[b->len] = '\0';
+}
+
+static void s_int(s_buf_t *b, int64_t v)
+{
+    char tmp[24];
+    int n = snprintf(tmp, sizeof tmp, "%lld", (long long)v);
+    s_put(b, tmp, (size_t)n);
+}
+
+/* Shortest text that reads back as the same double; "null" when not finite
+ * (never produced by a sane solver: penalties and times are finite). */
+static void s_double(s_buf_t *b, double v)
+{
+    char tmp[40];
+    if (!isfinite(v)) {
+        s_puts(b, "null");
+        return;
+    }
+    int n = 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        n = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    if (!strpbrk(tmp, ".eEn"))
+        n += snprintf(tmp + n, sizeof tmp - (size_t)n, ".0");
+    s_put(b, tmp, (size_t)n);
+}
+
+static void s_key(s_buf_t *b, const char *key, bool first)
+{
+    if (!first)
+        s_put(b, ",", 1);
+    s_str(b, key);
+    s_put(b, ":", 1);
+}
+
+static void s_gang(s_buf_t *b, const rf_problem_t *p, const rf_answer_t *a, int32_t g)
+{
+    const rf_gang_t *gang = &p->gangs[g];
+    const rf_gang_answer_t *ga = &a->gangs[g];
+    s_puts(b, "{\"name\":");
+    s_str(b, gang->name);
+    if (ga->admitted) {
+        s_puts(b, ",\"admitted\":true,\"pod_sets\":[");
+        for (int32_t j = 0; j < gang->n_pod_sets; j++) {
+            const rf_pod_set_answer_t *pa = &ga->pod_sets[j];
+            s_puts(b, j ? ",{\"name\":" : "{\"name\":");
+            s_str(b, gang->pod_sets[j].name);
+            s_puts(b, ",\"placements\":[");
+            for (int32_t k = 0; k < pa->n_placements; k++) {
+                const rf_placement_t *pl = &pa->placements[k];
+                s_puts(b, k ? ",{\"node\":" : "{\"node\":");
+                if (pl->node >= 0 && pl->node < p->n_nodes)
+                    s_str(b, p->nodes[pl->node].name);
+                else
+                    s_puts(b, "null");
+                s_puts(b, ",\"count\":");
+                s_int(b, pl->count);
+                s_put(b, "}", 1);
+            }
+            s_puts(b, "]}");
+        }
+        s_puts(b, "],\"domains\":[");
+        for (int32_t l = 0; l < p->n_levels; l++) {
+            if (l)
+                s_put(b, ",", 1);
+            s_int(b, ga->domains[l]);
+        }
+        s_puts(b, "],\"penalty\":");
+        s_double(b, ga->penalty);
+    } else {
+        s_puts(b, ",\"admitted\":false,\"reason\":");
+        s_str(b, ga->reason ? ga->reason : "not admitted");
+        s_puts(b, ",\"why\":{");
+        bool first = true;
+        if (ga->why.level >= 0 && ga->why.level < p->n_levels) {
+            s_key(b, "level", first);
+            s_str(b, p->levels[ga->why.level]);
+            first = false;
+        }
+        if (ga->why.resource >= 0 && ga->why.resource < p->n_resources) {
+            s_key(b, "resource", first);
+            s_str(b, p->resources[ga->why.resource]);
+            first = false;
+        }
+        if (ga->why.fits >= 0) {
+            s_key(b, "fits", first);
+            s_int(b, ga->why.fits);
+            first = false;
+        }
+        if (ga->why.needs >= 0) {
+            s_key(b, "needs", first);
+            s_int(b, ga->why.needs);
+        }
+        s_put(b, "}", 1);
+    }
+    s_put(b, "}", 1);
+}
+
+rf_status rf_answer_to_json(const rf_answer_t *answer, char **out, size_t *len, rf_error_t *err)
+{
+    if (!answer || !out)
+        return rf_error_set(err, RF_EINVAL, "", "rf_answer_to_json: NULL argument");
+    const rf_problem_t *p = answer->problem;
+    s_buf_t b = {0};
+    s_puts(&b, "{\"gangs\":[");
+    for (int32_t g = 0; g < answer->n_gangs; g++) {
+        s_puts(&b, g ? ",\n" : "\n");
+        s_gang(&b, p, answer, g);
+    }
+    const rf_summary_t *s = &answer->summary;
+    s_puts(&b, "\n],\n\"summary\":{\"admitted\":");
+    s_int(&b, s->admitted);
+    s_puts(&b, ",\"rejected\":");
+    s_int(&b, s->rejected);
+    s_puts(&b, ",\"value\":[");
+    for (int32_t i = 0; i < s->n_value; i++) {
+        s_puts(&b, i ? ",[" : "[");
+        s_int(&b, s->value[i].priority);
+        s_put(&b, ",", 1);
+        s_int(&b, s->value[i].units);
+        s_put(&b, ",", 1);
+        s_int(&b, s->value[i].pods);
+        s_put(&b, "]", 1);
+    }
+    s_puts(&b, "],\"penalty\":");
+    s_double(&b, s->penalty);
+    s_puts(&b, ",\"penalty_bound\":");
+    s_double(&b, s->penalty_bound);
+    s_puts(&b, s->optimal ? ",\"optimal\":true" : ",\"optimal\":false");
+    s_puts(&b, ",\"mode_used\":");
+    s_str(&b, s->mode_used ? s->mode_used : "none");
+    s_puts(&b, ",\"solve_ms\":");
+    s_double(&b, s->solve_ms);
+    s_puts(&b, "}}\n");
+    if (b.oom) {
+        free(b.p);
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory writing the answer");
+    }
+    *out = b.p;
+    if (len)
+        *len = b.len;
+    return RF_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reader                                                               */
+
+typedef struct {
+    const rf_problem_t *p;
+    rf_answer_t *a;
+    rf_error_t *err;
+    char path[RF_ERROR_PATH_MAX];
+    int plen;
+} s_rd_t;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static rf_status
+s_fail(s_rd_t *r, const rf_doc_t *at, const char *fmt, ...)
+{
+    char msg[RF_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rf_status rc = rf_error_set(r->err, RF_ESCHEMA, r->path, "%s", msg);
+    if (r->err && at)
+        r->err->offset = at->offset;
+    return rc;
+}
+
+static rf_status s_type(s_rd_t *r, const rf_doc_t *v, rf_doc_type want)
+{
+    if (v->type == want)
+        return RF_OK;
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s, not %s", rf__doc_type_name(want), rf__doc_type_name(v->type));
+    return s_fail(r, v, "must be %s", msg);
+}
+
+static rf_status s_number(s_rd_t *r, const rf_doc_t *v, double *out)
+{
+    if (v->type == RF_DOC_INT) {
+        *out = (double)v->u.i;
+        return RF_OK;
+    }
+    if (v->type == RF_DOC_FLOAT) {
+        *out = v->u.f;
+        return RF_OK;
+    }
+    return s_fail(r, v, "must be a number, not %s", rf__doc_type_name(v->type));
+}
+
+static rf_status s_int_in(s_rd_t *r, const rf_doc_t *v, int64_t lo, int64_t hi, int64_t *out)
+{
+    RF_CALL(s_type(r, v, RF_DOC_INT));
+    if (v->u.i < lo || v->u.i > hi) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%lld is out of range [%lld, %lld]", (long long)v->u.i, (long long)lo, (long long)hi);
+        return s_fail(r, v, "%s", msg);
+    }
+    *out = v->u.i;
+    return RF_OK;
+}
+
+/* Path helpers: push a key or an index, pop back to a saved length. */
+static int s_pk(s_rd_t *r, const char *key)
+{
+    int saved = r->plen;
+    r->plen = rf__path_key(r->path, r->plen, (int)sizeof r->path, key);
+    return saved;
+}
+
+static int s_pi(s_rd_t *r, long i)
+{
+    int saved = r->plen;
+    r->plen = rf__path_index(r->path, r->plen, (int)sizeof r->path, i);
+    return saved;
+}
+
+static void s_pop(s_rd_t *r, int saved)
+{
+    r->plen = saved;
+    r->path[saved] = '\0';
+}
+
+static rf_status s_unknown_key(s_rd_t *r, const rf_doc_kv_t *kv)
+{
+    s_pk(r, kv->key);
+    return s_fail(r, &kv->value, "unknown key \"%s\"", kv->key);
+}
+
+static rf_status s_read_placements(s_rd_t *r, const rf_doc_t *arr, rf_pod_set_answer_t *pa)
+{
+    RF_CALL(s_type(r, arr, RF_DOC_ARRAY));
+    if (arr->len > (uint32_t)INT32_MAX)
+        return s_fail(r, arr, "%s", "too many placements");
+    if (arr->len > 0) {
+        rf_placement_t *pl = malloc(sizeof *pl * arr->len);
+        if (!pl)
+            return rf_error_set(r->err, RF_ENOMEM, r->path, "out of memory");
+        free(pa->placements);
+        pa->placements = pl;
+        pa->cap_placements = (int32_t)arr->len;
+    }
+    pa->n_placements = 0;
+    for (uint32_t k = 0; k < arr->len; k++) {
+        const rf_doc_t *item = &arr->u.items[k];
+        int s0 = s_pi(r, k);
+        RF_CALL(s_type(r, item, RF_DOC_MAP));
+        int32_t node = -1;
+        int64_t count = -1;
+        for (uint32_t q = 0; q < item->len; q++) {
+            const rf_doc_kv_t *kv = &item->u.pairs[q];
+            int s1 = s_pk(r, kv->key);
+            if (strcmp(kv->key, "node") == 0) {
+                RF_CALL(s_type(r, &kv->value, RF_DOC_STR));
+                node = rf_problem_node(r->p, kv->value.u.s);
+                if (node < 0)
+                    return s_fail(r, &kv->value, "unknown node \"%s\"", kv->value.u.s);
+            } else if (strcmp(kv->key, "count") == 0) {
+                RF_CALL(s_int_in(r, &kv->value, 1, INT32_MAX, &count));
+            } else {
+                s_pop(r, s1);
+                return s_unknown_key(r, kv);
+            }
+            s_pop(r, s1);
+        }
+        if (node < 0)
+            return s_fail(r, item, "%s", "missing key \"node\"");
+        if (count < 0)
+            return s_fail(r, item, "%s", "missing key \"count\"");
+        pa->placements[pa->n_placements].node = node;
+        pa->placements[pa->n_placements].count = (int32_t)count;
+        pa->n_placements++;
+        s_pop(r, s0);
+    }
+    return RF_OK;
+}
+
+static rf_status s_read_pod_sets(s_rd_t *r, const rf_doc_t *arr, int32_t g)
+{
+    const rf_gang_t *gang = &r->p->gangs[g];
+    rf_gang_answer_t *ga = &r->a->gangs[g];
+    RF_CALL(s_type(r, arr, RF_DOC_ARRAY));
+    bool seen_any[64] = {false};
+    bool *seen = gang->n_pod_sets <= 64 ? seen_any : calloc((size_t)gang->n_pod_sets, sizeof *seen);
+    if (!seen)
+        return rf_error_set(r->err, RF_ENOMEM, r->path, "out of memory");
+    rf_status rc = RF_OK;
+    for (uint32_t i = 0; i < arr->len && rc == RF_OK; i++) {
+        const rf_doc_t *item = &arr->u.items[i];
+        int s0 = s_pi(r, i);
+        if ((rc = s_type(r, item, RF_DOC_MAP)) != RF_OK)
+            break;
+        const rf_doc_t *name = NULL, *placements = NULL;
+        for (uint32_t q = 0; q < item->len; q++) {
+            const rf_doc_kv_t *kv = &item->u.pairs[q];
+            if (strcmp(kv->key, "name") == 0)
+                name = &kv->value;
+            else if (strcmp(kv->key, "placements") == 0)
+                placements = &kv->value;
+            else {
+                rc = s_unknown_key(r, kv);
+                break;
+            }
+        }
+        if (rc != RF_OK)
+            break;
+        if (!name) {
+            rc = s_fail(r, item, "%s", "missing key \"name\"");
+            break;
+        }
+        int s1 = s_pk(r, "name");
+        if ((rc = s_type(r, name, RF_DOC_STR)) != RF_OK)
+            break;
+        int32_t j = 0;
+        while (j < gang->n_pod_sets && strcmp(gang->pod_sets[j].name, name->u.s) != 0)
+            j++;
+        if (j == gang->n_pod_sets) {
+            rc = s_fail(r, name, "unknown pod set \"%s\"", name->u.s);
+            break;
+        }
+        if (seen[j]) {
+            rc = s_fail(r, name, "pod set \"%s\" is listed twice", name->u.s);
+            break;
+        }
+        seen[j] = true;
+        s_pop(r, s1);
+        if (placements) {
+            s1 = s_pk(r, "placements");
+            if ((rc = s_read_placements(r, placements, &ga->pod_sets[j])) != RF_OK)
+                break;
+            s_pop(r, s1);
+        }
+        s_pop(r, s0);
+    }
+    if (seen != seen_any)
+        free(seen);
+    return rc;
+}
+
+static rf_status s_read_why(s_rd_t *r, const rf_doc_t *v, rf_why_t *why)
+{
+    RF_CALL(s_type(r, v, RF_DOC_MAP));
+    for (uint32_t q = 0; q < v->len; q++) {
+        const rf_doc_kv_t *kv = &v->u.pairs[q];
+        int s0 = s_pk(r, kv->key);
+        if (strcmp(kv->key, "level") == 0) {
+            RF_CALL(s_type(r, &kv->value, RF_DOC_STR));
+            why->level = rf_problem_level(r->p, kv->value.u.s);
+            if (why->level < 0)
+                return s_fail(r, &kv->value, "unknown level \"%s\"", kv->value.u.s);
+        } else if (strcmp(kv->key, "resource") == 0) {
+            RF_CALL(s_type(r, &kv->value, RF_DOC_STR));
+            int32_t res = 0;
+            while (res < r->p->n_resources && strcmp(r->p->resources[res], kv->value.u.s) != 0)
+                res++;
+            /* a resource no node or pod names is still a fine reason: keep -1 */
+            why->resource = res < r->p->n_resources ? res : -1;
+        } else if (strcmp(kv->key, "fits") == 0) {
+            RF_CALL(s_int_in(r, &kv->value, 0, INT64_MAX, &why->fits));
+        } else if (strcmp(kv->key, "needs") == 0) {
+            RF_CALL(s_int_in(r, &kv->value, 0, INT64_MAX, &why->needs));
+        } else {
+            s_pop(r, s0);
+            return s_unknown_key(r, kv);
+        }
+        s_pop(r, s0);
+    }
+    return RF_OK;
+}
+
+static rf_status s_read_gang(s_rd_t *r, const rf_doc_t *v, int32_t g)
+{
+    const rf_gang_t *gang = &r->p->gangs[g];
+    rf_gang_answer_t *ga = &r->a->gangs[g];
+    RF_CALL(s_type(r, v, RF_DOC_MAP));
+    const rf_doc_t *name = NULL, *admitted = NULL;
+    for (uint32_t q = 0; q < v->len; q++) {
+        const rf_doc_kv_t *kv = &v->u.pairs[q];
+        if (strcmp(kv->key, "name") == 0)
+            name = &kv->value;
+        else if (strcmp(kv->key, "admitted") == 0)
+            admitted = &kv->value;
+    }
+    if (!name)
+        return s_fail(r, v, "%s", "missing key \"name\"");
+    if (!admitted)
+        return s_fail(r, v, "%s", "missing key \"admitted\"");
+    int s0 = s_pk(r, "name");
+    RF_CALL(s_type(r, name, RF_DOC_STR));
+    if (strcmp(name->u.s, gang->name) != 0) {
+        char msg[RF_ERROR_MESSAGE_MAX - 64];
+        snprintf(msg, sizeof msg, "is \"%.180s\", but the problem's gang %d is \"%.180s\"", name->u.s, (int)g,
+                 gang->name);
+        return s_fail(r, name, "%s", msg);
+    }
+    s_pop(r, s0);
+    s0 = s_pk(r, "admitted");
+    RF_CALL(s_type(r, admitted, RF_DOC_BOOL));
+    ga->admitted = admitted->u.b;
+    s_pop(r, s0);
+    for (uint32_t q = 0; q < v->len; q++) {
+        const rf_doc_kv_t *kv = &v->u.pairs[q];
+        const rf_doc_t *x = &kv->value;
+        if (strcmp(kv->key, "name") == 0 || strcmp(kv->key, "admitted") == 0)
+            continue;
+        int s1 = s_pk(r, kv->key);
+        if (strcmp(kv->key, "pod_sets") == 0) {
+            RF_CALL(s_read_pod_sets(r, x, g));
+        } else if (strcmp(kv->key, "domains") == 0) {
+            RF_CALL(s_type(r, x, RF_DOC_ARRAY));
+            if (x->len != (uint32_t)r->p->n_levels) {
+                char msg[64];
+                snprintf(msg, sizeof msg, "%d", (int)r->p->n_levels);
+                return s_fail(r, x, "must have one entry per level (%s)", msg);
+            }
+            for (uint32_t l = 0; l < x->len; l++) {
+                int s2 = s_pi(r, l);
+                int64_t d;
+                RF_CALL(s_int_in(r, &x->u.items[l], 0, INT32_MAX, &d));
+                ga->domains[l] = (int32_t)d;
+                s_pop(r, s2);
+            }
+            ga->has_domains = true;
+        } else if (strcmp(kv->key, "penalty") == 0) {
+            RF_CALL(s_number(r, x, &ga->penalty));
+            ga->has_penalty = true;
+        } else if (strcmp(kv->key, "reason") == 0) {
+            RF_CALL(s_type(r, x, RF_DOC_STR));
+            char *reason = strdup(x->u.s);
+            if (!reason)
+                return rf_error_set(r->err, RF_ENOMEM, r->path, "out of memory");
+            free(ga->reason);
+            ga->reason = reason;
+        } else if (strcmp(kv->key, "why") == 0) {
+            RF_CALL(s_read_why(r, x, &ga->why));
+        } else {
+            s_pop(r, s1);
+            return s_unknown_key(r, kv);
+        }
+        s_pop(r, s1);
+    }
+    return RF_OK;
+}
+
+static rf_status s_read_value(s_rd_t *r, const rf_doc_t *v)
+{
+    rf_summary_t *s = &r->a->summary;
+    RF_CALL(s_type(r, v, RF_DOC_ARRAY));
+    rf_value_t *val = calloc(v->len > 0 ? v->len : 1, sizeof *val);
+    if (!val)
+        return rf_error_set(r->err, RF_ENOMEM, r->path, "out of memory");
+    free(s->value);
+    s->value = val;
+    s->n_value = 0;
+    for (uint32_t i = 0; i < v->len; i++) {
+        const rf_doc_t *t = &v->u.items[i];
+        int s0 = s_pi(r, i);
+        RF_CALL(s_type(r, t, RF_DOC_ARRAY));
+        if (t->len != 3)
+            return s_fail(r, t, "%s", "must be [priority, units, pods]");
+        int64_t x[3];
+        for (uint32_t k = 0; k < 3; k++) {
+            int s1 = s_pi(r, k);
+            RF_CALL(s_int_in(r, &t->u.items[k], k == 0 ? INT64_MIN : 0, INT64_MAX, &x[k]));
+            s_pop(r, s1);
+        }
+        val[i].priority = x[0];
+        val[i].units = x[1];
+        val[i].pods = x[2];
+        s->n_value++;
+        s_pop(r, s0);
+    }
+    s->has_value = true;
+    return RF_OK;
+}
+
+static rf_status s_read_summary(s_rd_t *r, const rf_doc_t *v)
+{
+    rf_summary_t *s = &r->a->summary;
+    RF_CALL(s_type(r, v, RF_DOC_MAP));
+    bool has_adm = false, has_rej = false;
+    for (uint32_t q = 0; q < v->len; q++) {
+        const rf_doc_kv_t *kv = &v->u.pairs[q];
+        const rf_doc_t *x = &kv->value;
+        int s0 = s_pk(r, kv->key);
+        int64_t n;
+        if (strcmp(kv->key, "admitted") == 0) {
+            RF_CALL(s_int_in(r, x, 0, INT32_MAX, &n));
+            s->admitted = (int32_t)n;
+            has_adm = true;
+        } else if (strcmp(kv->key, "rejected") == 0) {
+            RF_CALL(s_int_in(r, x, 0, INT32_MAX, &n));
+            s->rejected = (int32_t)n;
+            has_rej = true;
+        } else if (strcmp(kv->key, "value") == 0) {
+            RF_CALL(s_read_value(r, x));
+        } else if (strcmp(kv->key, "penalty") == 0) {
+            RF_CALL(s_number(r, x, &s->penalty));
+            s->has_penalty = true;
+        } else if (strcmp(kv->key, "penalty_bound") == 0) {
+            RF_CALL(s_number(r, x, &s->penalty_bound));
+        } else if (strcmp(kv->key, "optimal") == 0) {
+            RF_CALL(s_type(r, x, RF_DOC_BOOL));
+            s->optimal = x->u.b;
+        } else if (strcmp(kv->key, "mode_used") == 0) {
+            RF_CALL(s_type(r, x, RF_DOC_STR));
+            char *m = strdup(x->u.s);
+            if (!m)
+                return rf_error_set(r->err, RF_ENOMEM, r->path, "out of memory");
+            free(r->a->mode_owned);
+            r->a->mode_owned = m;
+            s->mode_used = m;
+        } else if (strcmp(kv->key, "solve_ms") == 0) {
+            RF_CALL(s_number(r, x, &s->solve_ms));
+        } else {
+            s_pop(r, s0);
+            return s_unknown_key(r, kv);
+        }
+        s_pop(r, s0);
+    }
+    /* counts are compared only as a pair: one alone is filled in from the
+     * gangs, which were read first */
+    if (has_adm || has_rej) {
+        int32_t adm = 0;
+        for (int32_t g = 0; g < r->a->n_gangs; g++)
+            adm += r->a->gangs[g].admitted;
+        if (!has_adm)
+            s->admitted = adm;
+        if (!has_rej)
+            s->rejected = r->a->n_gangs - adm;
+        s->has_counts = true;
+    }
+    return RF_OK;
+}
+
+static rf_status s_read_root(s_rd_t *r, const rf_doc_t *root)
+{
+    RF_CALL(s_type(r, root, RF_DOC_MAP));
+    const rf_doc_t *gangs = NULL, *summary = NULL;
+    for (uint32_t q = 0; q < root->len; q++) {
+        const rf_doc_kv_t *kv = &root->u.pairs[q];
+        if (strcmp(kv->key, "gangs") == 0)
+            gangs = &kv->value;
+        else if (strcmp(kv->key, "summary") == 0)
+            summary = &kv->value;
+        else
+            return s_unknown_key(r, kv);
+    }
+    if (!gangs)
+        return s_fail(r, root, "%s", "missing key \"gangs\"");
+    int s0 = s_pk(r, "gangs");
+    RF_CALL(s_type(r, gangs, RF_DOC_ARRAY));
+    int32_t n = r->p->n_gangs;
+    if (gangs->len != (uint32_t)n) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "has %lu gangs, the problem %d (every gang once, in order)",
+                 (unsigned long)gangs->len, (int)n);
+        return s_fail(r, gangs, "%s", msg);
+    }
+    for (int32_t g = 0; g < n; g++) {
+        int s1 = s_pi(r, g);
+        RF_CALL(s_read_gang(r, &gangs->u.items[g], g));
+        s_pop(r, s1);
+    }
+    s_pop(r, s0);
+    if (summary) {
+        s0 = s_pk(r, "summary");
+        RF_CALL(s_read_summary(r, summary));
+        s_pop(r, s0);
+    }
+    return RF_OK;
+}
+
+rf_status rf_answer_from_json(const rf_problem_t *problem, const char *text, size_t len, rf_answer_t **out,
+                              rf_error_t *err)
+{
+    if (!problem || !text || !out)
+        return rf_error_set(err, RF_EINVAL, "", "rf_answer_from_json: NULL argument");
+    *out = NULL;
+    rf_limits_t limits;
+    rf_limits_default(&limits);
+    rf__arena_t *arena = rf__arena_new(0);
+    rf_answer_t *a = rf_answer_new(problem);
+    rf_doc_t *root = NULL;
+    rf_status rc;
+    if (!arena || !a) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    if ((rc = rf__json_parse(text, len, &limits, arena, &root, err)) != RF_OK)
+        goto done;
+    s_rd_t r = {.p = problem, .a = a, .err = err};
+    if ((rc = s_read_root(&r, root)) != RF_OK)
+        goto done;
+    if (!a->summary.has_counts) {
+        a->summary.admitted = 0;
+        for (int32_t g = 0; g < a->n_gangs; g++)
+            a->summary.admitted += a->gangs[g].admitted;
+        a->summary.rejected = a->n_gangs - a->summary.admitted;
+    }
+    *out = a;
+    a = NULL;
+done:
+    rf_answer_destroy(&a);
+    rf__arena_destroy(&arena);
+    return rc;
+}

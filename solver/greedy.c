@@ -1,0 +1,1431 @@
+/* solver/greedy.c: the greedy fast path, strategy "greedy".
+ *
+ * Gangs are taken one at a time: priority first (higher first), then by the
+ * admission policy (`value`: larger gangs first, so a small gang does not take
+ * the only domain a large one could use; `ordered`: problem order, stopping a
+ * priority at its first rejection). Each gang is placed whole or not at all.
+ *
+ * Placing a gang: candidate anchor domains are tried from the lowest level up
+ * (the best-fitting few at each level, as Kueue's BestFit would choose), and
+ * inside each anchor two descents are evaluated: Kueue's (fewest children by
+ * fitting count, the last replaced by the best fit) and a node-efficient one
+ * (children with the roomiest single node first, so whole hosts are used).
+ * The candidate with the lowest contract penalty wins; going up a level stops
+ * as soon as no anchor there could beat the best found (a split below level l
+ * costs at least the sum of the level costs below l). Kueue's own choice is
+ * always among the candidates, so rackfit's penalty is never above it.
+ *
+ * Capacity questions never walk nodes: for every pod shape (requests and
+ * eligibility) each domain keeps the number of pods of that shape that fit
+ * under it (`cnt`), the most that fit on one node (`maxfit`), and sits in a
+ * bucket by `cnt` per level, so "the smallest domain that holds k" is a
+ * bucket scan. Placing pods updates one node and its ancestors per shape.
+ *
+ * Invariants: cnt[d] == sum of fit over the nodes under d; maxfit[d] == max of
+ * fit over them; a domain with cnt > 0 is in exactly one bucket of its level.
+ * Everything is deterministic: ties break by index. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rackfit/answer.h"
+#include "rackfit/quantity.h"
+#include "rackfit/solve.h"
+#include "strategy.h"
+#include "tree.h"
+
+#define S_BUCKETS 256           /* cnt values with a bucket of their own; more go to overflow */
+#define S_FIT_CAP (1 << 24)     /* pods of one shape on one node are capped here */
+#define S_CANDIDATES 3          /* best-fitting anchors tried per level */
+#define S_SCAN 256              /* domains examined per candidate query */
+#define S_EPS 1e-9
+
+enum { S_KUEUE = 0, S_NODES = 1 };
+
+typedef struct {
+    int32_t node;
+    int32_t count;
+} s_pl_t;
+
+typedef struct {
+    const rf_pod_set_t *ps; /* representative: node_selector and tolerations */
+    uint8_t *ok;            /* [N] */
+} s_elig_t;
+
+typedef struct {
+    const int64_t *req; /* [R], borrowed from a pod set */
+    int32_t elig;
+    int32_t *fit;     /* [N] */
+    int64_t *cnt;     /* [D] */
+    int32_t *maxfit;  /* [D] */
+    int32_t *bnext;   /* [D] bucket links, -1 ends */
+    int32_t *bprev;   /* [D] */
+    int32_t *bucket;  /* [D] -1: in no bucket (cnt == 0) */
+    int32_t *head;    /* [L * (S_BUCKETS + 1)] */
+    int64_t maxcnt0[RF_MAX_LEVELS]; /* largest cnt per level before any placement */
+} s_shape_t;
+
+/* One pod set's view for a placement attempt. */
+typedef struct {
+    int32_t gang, ps;
+    int32_t shape;
+    int64_t target;                /* new pods to place */
+    int32_t slice;                 /* slice size, 1 when none */
+    int32_t slice_level;           /* level of the slice domain, n_levels when none */
+    int32_t single_level;          /* pods share one domain down to this level (-1 none) */
+    int32_t forced[RF_MAX_LEVELS]; /* domain required at level l by bound pods, -1 */
+} s_psv_t;
+
+typedef struct {
+    int32_t id;
+    int64_t cap;
+    int32_t maxfit;
+} s_child_t;
+
+typedef struct {
+    const rf_problem_t *pb;
+    rf__tree_t tree;
+    int32_t L, N, R, D;
+    int64_t *free; /* [N * R]; RF_QTY_UNLIMITED stays so */
+    s_elig_t *eligs;
+    int32_t n_eligs;
+    s_shape_t *shapes;
+    int32_t n_shapes;
+    int32_t *ps_shape; /* [flattened pod set] */
+    int32_t *gang_ps0; /* [n_gangs + 1] */
+    uint32_t *stamp;   /* [D] */
+    uint32_t stamp_now;
+    uint32_t *nstamp; /* [N] */
+    uint32_t nstamp_now;
+    s_child_t *child_scratch[RF_MAX_LEVELS + 1];
+    s_pl_t *leaf_scratch;
+    /* placements of the attempt in progress, per pod set: [off[p], off[p+1]) */
+    s_pl_t *cur;
+    int64_t cur_len, cur_cap;
+    int64_t cur_base; /* where the pod set being placed starts in cur */
+    s_pl_t *best;
+    int64_t best_len, best_cap;
+    int64_t cur_off[65], best_off[65];
+    bool failed_alloc;
+} s_ctx_t;
+
+/* ---------------------------------------------------------------- helpers */
+
+static const char *s_label(const rf_node_t *node, const char *key)
+{
+    int32_t lo = 0, hi = node->n_labels - 1;
+    while (lo <= hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(node->labels[mid].key, key);
+        if (c == 0)
+            return node->labels[mid].value;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+static bool s_tolerated(const rf_taint_t *t, const rf_pod_set_t *ps)
+{
+    for (int32_t i = 0; i < ps->n_tolerations; i++) {
+        const rf_toleration_t *tol = &ps->tolerations[i];
+        if (tol->effect != RF_EFFECT_NONE && tol->effect != t->effect)
+            continue;
+        bool empty_key = tol->key == NULL || tol->key[0] == '\0';
+        if (empty_key && tol->op == RF_TOL_EXISTS)
+            return true;
+        if (empty_key || strcmp(tol->key, t->key) != 0)
+            continue;
+        if (tol->op == RF_TOL_EXISTS)
+            return true;
+        if (strcmp(tol->value ? tol->value : "", t->value ? t->value : "") == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool s_node_eligible(const s_ctx_t *c, int32_t n, const rf_pod_set_t *ps)
+{
+    const rf_node_t *node = &c->pb->nodes[n];
+    if (node->unschedulable || rf__tree_node_dom(&c->tree, n, c->L - 1) < 0)
+        return false;
+    for (int32_t i = 0; i < ps->n_node_selector; i++) {
+        const char *v = s_label(node, ps->node_selector[i].key);
+        if (!v || strcmp(v, ps->node_selector[i].value) != 0)
+            return false;
+    }
+    for (int32_t i = 0; i < node->n_taints; i++) {
+        const rf_taint_t *t = &node->taints[i];
+        if ((t->effect == RF_EFFECT_NO_SCHEDULE || t->effect == RF_EFFECT_NO_EXECUTE) && !s_tolerated(t, ps))
+            return false;
+    }
+    return true;
+}
+
+static bool s_same_eligibility(const rf_pod_set_t *a, const rf_pod_set_t *b)
+{
+    if (a->n_node_selector != b->n_node_selector || a->n_tolerations != b->n_tolerations)
+        return false;
+    for (int32_t i = 0; i < a->n_node_selector; i++)
+        if (strcmp(a->node_selector[i].key, b->node_selector[i].key) != 0 ||
+            strcmp(a->node_selector[i].value, b->node_selector[i].value) != 0)
+            return false;
+    for (int32_t i = 0; i < a->n_tolerations; i++) {
+        const rf_toleration_t *x = &a->tolerations[i], *y = &b->tolerations[i];
+        if (x->op != y->op || x->effect != y->effect || strcmp(x->key ? x->key : "", y->key ? y->key : "") != 0 ||
+            strcmp(x->value ? x->value : "", y->value ? y->value : "") != 0)
+            return false;
+    }
+    return true;
+}
+
+static int32_t s_fit(const s_ctx_t *c, const s_shape_t *sh, int32_t n)
+{
+    if (!c->eligs[sh->elig].ok[n])
+        return 0;
+    const int64_t *fr = &c->free[(int64_t)n * c->R];
+    int64_t best = S_FIT_CAP;
+    for (int32_t r = 0; r < c->R; r++) {
+        int64_t q = sh->req[r];
+        if (q <= 0 || fr[r] == RF_QTY_UNLIMITED)
+            continue;
+        int64_t f = fr[r] / q;
+        if (f < best)
+            best = f;
+    }
+    return (int32_t)best;
+}
+
+/* ---------------------------------------------------------------- buckets */
+
+static int32_t s_bucket_of(int64_t cnt)
+{
+    return cnt <= 0 ? -1 : cnt >= S_BUCKETS ? S_BUCKETS : (int32_t)cnt;
+}
+
+static void s_bucket_move(s_ctx_t *c, s_shape_t *sh, int32_t d)
+{
+    int32_t nb = s_bucket_of(sh->cnt[d]);
+    int32_t ob = sh->bucket[d];
+    if (nb == ob)
+        return;
+    int32_t *heads = &sh->head[(int64_t)c->tree.level[d] * (S_BUCKETS + 1)];
+    if (ob >= 0) {
+        if (sh->bprev[d] >= 0)
+            sh->bnext[sh->bprev[d]] = sh->bnext[d];
+        else
+            heads[ob] = sh->bnext[d];
+        if (sh->bnext[d] >= 0)
+            sh->bprev[sh->bnext[d]] = sh->bprev[d];
+    }
+    sh->bucket[d] = nb;
+    sh->bprev[d] = sh->bnext[d] = -1;
+    if (nb >= 0) {
+        sh->bnext[d] = heads[nb];
+        if (heads[nb] >= 0)
+            sh->bprev[heads[nb]] = d;
+        heads[nb] = d;
+    }
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static rf_status s_shape_init(s_ctx_t *c, s_shape_t *sh)
+{
+    const int32_t N = c->N, D = c->D, L = c->L;
+    sh->fit = malloc((size_t)(N + 1) * sizeof *sh->fit);
+    sh->cnt = calloc((size_t)D + 1, sizeof *sh->cnt);
+    sh->maxfit = calloc((size_t)D + 1, sizeof *sh->maxfit);
+    sh->bnext = malloc((size_t)(D + 1) * sizeof(int32_t));
+    sh->bprev = malloc((size_t)(D + 1) * sizeof(int32_t));
+    sh->bucket = malloc((size_t)(D + 1) * sizeof(int32_t));
+    sh->head = malloc((size_t)L * (S_BUCKETS + 1) * sizeof(int32_t));
+    if (!sh->fit || !sh->cnt || !sh->maxfit || !sh->bnext || !sh->bprev || !sh->bucket || !sh->head)
+        return RF_ENOMEM;
+    memset(sh->head, 0xff, (size_t)L * (S_BUCKETS + 1) * sizeof(int32_t));
+    const rf__tree_t *t = &c->tree;
+    for (int32_t i = 0; i < t->n_in_tree; i++) {
+        int32_t n = t->node_order[i];
+        int32_t f = s_fit(c, sh, n);
+        sh->fit[n] = f;
+        for (int32_t l = 0; l < L; l++) {
+            int32_t d = rf__tree_node_dom(t, n, l);
+            sh->cnt[d] += f;
+            if (f > sh->maxfit[d])
+                sh->maxfit[d] = f;
+        }
+    }
+    for (int32_t d = D - 1; d >= 0; d--) {
+        sh->bucket[d] = -1;
+        sh->bnext[d] = sh->bprev[d] = -1;
+        s_bucket_move(c, sh, d);
+        int32_t l = t->level[d];
+        if (sh->cnt[d] > sh->maxcnt0[l])
+            sh->maxcnt0[l] = sh->cnt[d];
+    }
+    return RF_OK;
+}
+
+static void s_shape_fini(s_shape_t *sh)
+{
+    free(sh->fit);
+    free(sh->cnt);
+    free(sh->maxfit);
+    free(sh->bnext);
+    free(sh->bprev);
+    free(sh->bucket);
+    free(sh->head);
+}
+
+static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
+{
+    memset(c, 0, sizeof *c);
+    c->pb = pb;
+    RF_CALL(rf__tree_build(pb, &c->tree, err));
+    c->L = pb->n_levels;
+    c->N = pb->n_nodes;
+    c->R = pb->n_resources;
+    c->D = c->tree.n_domains;
+    const int32_t N = c->N, R = c->R, D = c->D;
+
+    int64_t n_ps = 0;
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        n_ps += pb->gangs[g].n_pod_sets;
+    c->free = malloc((size_t)((int64_t)N * R + 1) * sizeof *c->free);
+    c->ps_shape = malloc((size_t)(n_ps + 1) * sizeof *c->ps_shape);
+    c->gang_ps0 = malloc((size_t)(pb->n_gangs + 1) * sizeof *c->gang_ps0);
+    c->eligs = calloc((size_t)n_ps + 1, sizeof *c->eligs);
+    c->shapes = calloc((size_t)n_ps + 1, sizeof *c->shapes);
+    c->stamp = calloc((size_t)D + 1, sizeof *c->stamp);
+    c->nstamp = calloc((size_t)N + 1, sizeof *c->nstamp);
+    c->leaf_scratch = malloc((size_t)(N + 1) * sizeof *c->leaf_scratch);
+    if (!c->free || !c->ps_shape || !c->gang_ps0 || !c->eligs || !c->shapes || !c->stamp || !c->nstamp ||
+        !c->leaf_scratch)
+        goto oom;
+    for (int32_t l = 0; l <= c->L; l++) {
+        /* children of level l-1 domains (l == 0: children of the root) */
+        int32_t most = l == 0 ? c->tree.level_start[1] - c->tree.level_start[0] : 0;
+        if (l > 0)
+            for (int32_t d = c->tree.level_start[l - 1]; d < c->tree.level_start[l]; d++)
+                if (c->tree.n_children[d] > most)
+                    most = c->tree.n_children[d];
+        c->child_scratch[l] = malloc((size_t)(most + 1) * sizeof(s_child_t));
+        if (!c->child_scratch[l])
+            goto oom;
+    }
+    for (int32_t n = 0; n < N; n++)
+        for (int32_t r = 0; r < R; r++) {
+            int64_t a = pb->nodes[n].allocatable[r], u = pb->nodes[n].used[r];
+            c->free[(int64_t)n * R + r] = a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
+        }
+
+    /* eligibility classes and shapes, deduplicated (quadratic in distinct
+     * classes only: pod sets are compared with the classes found so far) */
+    int64_t k = 0;
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        c->gang_ps0[g] = (int32_t)k;
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++, k++) {
+            const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
+            int32_t e = 0;
+            while (e < c->n_eligs && !s_same_eligibility(c->eligs[e].ps, ps))
+                e++;
+            if (e == c->n_eligs) {
+                c->eligs[e].ps = ps;
+                c->eligs[e].ok = malloc((size_t)N + 1);
+                if (!c->eligs[e].ok)
+                    goto oom;
+                for (int32_t n = 0; n < N; n++)
+                    c->eligs[e].ok[n] = s_node_eligible(c, n, ps);
+                c->n_eligs++;
+            }
+            int32_t s = 0;
+            while (s < c->n_shapes &&
+                   !(c->shapes[s].elig == e && memcmp(c->shapes[s].req, ps->requests, (size_t)R * sizeof(int64_t)) == 0))
+                s++;
+            if (s == c->n_shapes) {
+                c->shapes[s].req = ps->requests;
+                c->shapes[s].elig = e;
+                c->n_shapes++;
+                if (s_shape_init(c, &c->shapes[s]) != RF_OK)
+                    goto oom;
+            }
+            c->ps_shape[k] = s;
+        }
+    }
+    c->gang_ps0[pb->n_gangs] = (int32_t)k;
+    return RF_OK;
+oom:
+    return rf_error_set(err, RF_ENOMEM, "", "out of memory preparing the greedy search");
+}
+
+static void s_ctx_fini(s_ctx_t *c)
+{
+    for (int32_t s = 0; s < c->n_shapes; s++)
+        s_shape_fini(&c->shapes[s]);
+    for (int32_t e = 0; e < c->n_eligs; e++)
+        free(c->eligs[e].ok);
+    for (int32_t l = 0; l <= RF_MAX_LEVELS; l++)
+        free(c->child_scratch[l]);
+    free(c->eligs);
+    free(c->shapes);
+    free(c->free);
+    free(c->ps_shape);
+    free(c->gang_ps0);
+    free(c->stamp);
+    free(c->nstamp);
+    free(c->leaf_scratch);
+    free(c->cur);
+    free(c->best);
+    rf__tree_fini(&c->tree);
+}
+
+/* ---------------------------------------------------------------- capacity updates */
+
+static void s_refresh_max(s_ctx_t *c, s_shape_t *sh, int32_t n)
+{
+    const rf__tree_t *t = &c->tree;
+    for (int32_t l = c->L - 1; l >= 0; l--) {
+        int32_t d = rf__tree_node_dom(t, n, l);
+        int32_t m = 0;
+        if (l == c->L - 1) {
+            for (int32_t i = t->node_start[d]; i < t->node_end[d]; i++)
+                if (sh->fit[t->node_order[i]] > m)
+                    m = sh->fit[t->node_order[i]];
+        } else {
+            for (int32_t ch = t->child_start[d]; ch < t->child_start[d] + t->n_children[d]; ch++)
+                if (sh->maxfit[ch] > m)
+                    m = sh->maxfit[ch];
+        }
+        if (m == sh->maxfit[d])
+            break;
+        sh->maxfit[d] = m;
+    }
+}
+
+/* Take (sign > 0) or give back (sign < 0) `count` pods of pod set `ps` on node n. */
+static void s_apply(s_ctx_t *c, const rf_pod_set_t *ps, int32_t n, int64_t count, int sign)
+{
+    int64_t *fr = &c->free[(int64_t)n * c->R];
+    for (int32_t r = 0; r < c->R; r++)
+        if (fr[r] != RF_QTY_UNLIMITED)
+            fr[r] -= sign * count * ps->requests[r];
+    for (int32_t s = 0; s < c->n_shapes; s++) {
+        s_shape_t *sh = &c->shapes[s];
+        int32_t old = sh->fit[n];
+        int32_t nf = s_fit(c, sh, n);
+        if (nf == old)
+            continue;
+        sh->fit[n] = nf;
+        for (int32_t l = 0; l < c->L; l++) {
+            int32_t d = rf__tree_node_dom(&c->tree, n, l);
+            sh->cnt[d] += nf - old;
+            s_bucket_move(c, sh, d);
+        }
+        s_refresh_max(c, sh, n);
+    }
+}
+
+/* ---------------------------------------------------------------- placement buffers */
+
+static bool s_push(s_ctx_t *c, int32_t node, int64_t count)
+{
+    if (c->cur_len > c->cur_base && c->cur[c->cur_len - 1].node == node) {
+        c->cur[c->cur_len - 1].count += (int32_t)count;
+        return true;
+    }
+    if (c->cur_len == c->cur_cap) {
+        int64_t nc = c->cur_cap ? 2 * c->cur_cap : 256;
+        s_pl_t *p = realloc(c->cur, (size_t)nc * sizeof *p);
+        if (!p) {
+            c->failed_alloc = true;
+            return false;
+        }
+        c->cur = p;
+        c->cur_cap = nc;
+    }
+    c->cur[c->cur_len++] = (s_pl_t){node, (int32_t)count};
+    return true;
+}
+
+static bool s_save_best(s_ctx_t *c, int32_t n_ps)
+{
+    if (c->best_cap < c->cur_len) {
+        s_pl_t *p = realloc(c->best, (size_t)c->cur_len * sizeof *p);
+        if (!p) {
+            c->failed_alloc = true;
+            return false;
+        }
+        c->best = p;
+        c->best_cap = c->cur_len;
+    }
+    memcpy(c->best, c->cur, (size_t)c->cur_len * sizeof *c->cur);
+    c->best_len = c->cur_len;
+    memcpy(c->best_off, c->cur_off, sizeof(int64_t) * (size_t)(n_ps + 1));
+    return true;
+}
+
+/* ---------------------------------------------------------------- descent */
+
+static int s_cmp_child_cap(const void *a, const void *b)
+{
+    const s_child_t *x = a, *y = b;
+    if (x->cap != y->cap)
+        return x->cap > y->cap ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int s_cmp_child_nodes(const void *a, const void *b)
+{
+    const s_child_t *x = a, *y = b;
+    if (x->maxfit != y->maxfit)
+        return x->maxfit > y->maxfit ? -1 : 1;
+    return s_cmp_child_cap(a, b);
+}
+
+static int s_cmp_pl_fit(const void *a, const void *b)
+{
+    const s_pl_t *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* Units of the pod set that fit under domain d: slices when d is above the
+ * slice level, pods otherwise. */
+static int64_t s_cap_units(const s_ctx_t *c, const s_psv_t *v, int32_t d, bool in_slices)
+{
+    const s_shape_t *sh = &c->shapes[v->shape];
+    if (!in_slices)
+        return sh->cnt[d];
+    int32_t a, b;
+    rf__tree_range(&c->tree, d, v->slice_level, &a, &b);
+    int64_t u = 0;
+    for (int32_t e = a; e < b; e++)
+        u += sh->cnt[e] / v->slice;
+    return u;
+}
+
+/* Place k new pods of pod set v under domain d (-1: the whole cluster),
+ * appending to c->cur; `taken` marks nodes already listed by this pod set
+ * (they may be extended only if last). Returns false when it cannot. */
+static bool s_descend(s_ctx_t *c, const s_psv_t *v, int32_t d, int64_t k, int strategy)
+{
+    const rf__tree_t *t = &c->tree;
+    const s_shape_t *sh = &c->shapes[v->shape];
+    int32_t level = d < 0 ? -1 : t->level[d];
+    if (k <= 0)
+        return true;
+    if (level == c->L - 1) {
+        /* leaf domain: fewest nodes, the last one the best fit */
+        int32_t m = 0;
+        for (int32_t i = t->node_start[d]; i < t->node_end[d]; i++) {
+            int32_t n = t->node_order[i];
+            int32_t f = sh->fit[n];
+            if (f > 0 && (c->nstamp[n] != c->nstamp_now || (c->cur_len > c->cur_base && c->cur[c->cur_len - 1].node == n)))
+                c->leaf_scratch[m++] = (s_pl_t){n, f};
+        }
+        if (m > 1)
+            qsort(c->leaf_scratch, (size_t)m, sizeof *c->leaf_scratch, s_cmp_pl_fit);
+        int64_t left = k;
+        int32_t j = 0;
+        while (j < m && left > c->leaf_scratch[j].count)
+            left -= c->leaf_scratch[j++].count;
+        if (j == m)
+            return false;
+        /* replace the last by the smallest that still covers `left` */
+        int32_t best = j;
+        for (int32_t i = j + 1; i < m && c->leaf_scratch[i].count >= left; i++)
+            best = i;
+        for (int32_t i = 0; i < j; i++)
+            if (!s_push(c, c->leaf_scratch[i].node, c->leaf_scratch[i].count))
+                return false;
+        if (!s_push(c, c->leaf_scratch[best].node, left))
+            return false;
+        for (int32_t i = 0; i < j; i++)
+            c->nstamp[c->leaf_scratch[i].node] = c->nstamp_now;
+        c->nstamp[c->leaf_scratch[best].node] = c->nstamp_now;
+        return true;
+    }
+    int32_t child_level = level + 1;
+    bool in_slices = v->slice > 1 && child_level <= v->slice_level;
+    int32_t unit = in_slices ? v->slice : 1;
+    if (k % unit != 0)
+        return false;
+    int64_t ku = k / unit;
+    int32_t c0, c1;
+    if (d < 0) {
+        c0 = t->level_start[0];
+        c1 = t->level_start[1 < c->L ? 1 : c->L];
+        if (c->L == 1)
+            c1 = t->level_start[1];
+    } else {
+        c0 = t->child_start[d];
+        c1 = c0 + t->n_children[d];
+    }
+    s_child_t *ch = c->child_scratch[child_level];
+    int32_t m = 0;
+    int32_t forced = v->forced[child_level];
+    for (int32_t x = c0; x < c1; x++) {
+        if (forced >= 0 && x != forced)
+            continue;
+        int64_t cap = s_cap_units(c, v, x, in_slices);
+        if (cap > 0)
+            ch[m++] = (s_child_t){x, cap, sh->maxfit[x]};
+    }
+    bool single = child_level <= v->single_level;
+    /* the best-fit single child, if one holds everything */
+    int32_t bf = -1;
+    for (int32_t i = 0; i < m; i++)
+        if (ch[i].cap >= ku && (bf < 0 || ch[i].cap < ch[bf].cap || (ch[i].cap == ch[bf].cap && ch[i].id < ch[bf].id)))
+            bf = i;
+    if (single || (strategy == S_KUEUE && bf >= 0)) {
+        if (bf < 0)
+            return false;
+        return s_descend(c, v, ch[bf].id, k, strategy);
+    }
+    qsort(ch, (size_t)m, sizeof *ch, strategy == S_KUEUE ? s_cmp_child_cap : s_cmp_child_nodes);
+    int64_t left = ku;
+    int32_t j = 0;
+    while (j < m && left > ch[j].cap)
+        left -= ch[j++].cap;
+    if (j == m)
+        return false;
+    int32_t last = j;
+    if (strategy == S_KUEUE)
+        for (int32_t i = j + 1; i < m && ch[i].cap >= left; i++)
+            last = i;
+    /* Copy the choice: recursion reuses deeper scratch only, but keep it safe. */
+    s_child_t chosen[64];
+    int32_t n_chosen = 0;
+    s_child_t *many = NULL;
+    if (j + 1 > 64) {
+        many = malloc((size_t)(j + 1) * sizeof *many);
+        if (!many) {
+            c->failed_alloc = true;
+            return false;
+        }
+    }
+    s_child_t *list = many ? many : chosen;
+    for (int32_t i = 0; i < j; i++)
+        list[n_chosen++] = ch[i];
+    list[n_chosen++] = ch[last];
+    bool ok = true;
+    for (int32_t i = 0; i < n_chosen && ok; i++) {
+        int64_t share = i + 1 == n_chosen ? left : list[i].cap;
+        ok = s_descend(c, v, list[i].id, share * unit, strategy);
+    }
+    free(many);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- a gang */
+
+typedef struct {
+    int32_t gang;
+    int32_t n_ps;
+    s_psv_t v[64];
+    int32_t gang_level;            /* required level of the gang, -1 */
+    int32_t forced[RF_MAX_LEVELS]; /* the gang's domain per level, from bound pods */
+    bool bound_breaks;
+    char bound_why[160];
+} s_gang_t;
+
+static double s_gang_penalty(s_ctx_t *c, const s_gang_t *gv)
+{
+    const rf_gang_t *g = &c->pb->gangs[gv->gang];
+    int32_t D[RF_MAX_LEVELS] = {0};
+    if (++c->stamp_now == 0) {
+        memset(c->stamp, 0, (size_t)c->D * sizeof *c->stamp);
+        c->stamp_now = 1;
+    }
+    for (int64_t i = 0; i < c->cur_len; i++)
+        for (int32_t l = 0; l < c->L; l++) {
+            int32_t d = rf__tree_node_dom(&c->tree, c->cur[i].node, l);
+            if (c->stamp[d] != c->stamp_now) {
+                c->stamp[d] = c->stamp_now;
+                D[l]++;
+            }
+        }
+    for (int32_t p = 0; p < g->n_pod_sets; p++)
+        for (int32_t b = 0; b < g->pod_sets[p].n_bound; b++)
+            for (int32_t l = 0; l < c->L; l++) {
+                int32_t d = rf__tree_node_dom(&c->tree, g->pod_sets[p].bound[b].node, l);
+                if (d < 0)
+                    D[l]++;
+                else if (c->stamp[d] != c->stamp_now) {
+                    c->stamp[d] = c->stamp_now;
+                    D[l]++;
+                }
+            }
+    double pen = 0;
+    for (int32_t l = 0; l < c->L; l++)
+        if (D[l] > 1)
+            pen += c->pb->level_costs[l] * (D[l] - 1);
+    return g->bandwidth * pen;
+}
+
+static void s_undo_cur(s_ctx_t *c, const s_gang_t *gv, int32_t upto_ps)
+{
+    const rf_gang_t *g = &c->pb->gangs[gv->gang];
+    for (int32_t p = 0; p < upto_ps; p++)
+        for (int64_t i = c->cur_off[p]; i < c->cur_off[p + 1]; i++)
+            s_apply(c, &g->pod_sets[p], c->cur[i].node, c->cur[i].count, -1);
+}
+
+/* Ranks held by the bound pods of a pod set: explicit ones, then the lowest
+ * free ranks for bound entries given by count, in list order (the checker's
+ * rule). held[r] = node index, or -1. */
+static void s_bound_ranks(const rf_pod_set_t *ps, int32_t *held, int64_t total)
+{
+    for (int64_t r = 0; r < total; r++)
+        held[r] = -1;
+    for (int32_t b = 0; b < ps->n_bound; b++)
+        if (ps->bound[b].ranks)
+            for (int32_t i = 0; i < ps->bound[b].count; i++)
+                if (ps->bound[b].ranks[i] < total)
+                    held[ps->bound[b].ranks[i]] = ps->bound[b].node;
+    int64_t r = 0;
+    for (int32_t b = 0; b < ps->n_bound; b++)
+        if (!ps->bound[b].ranks)
+            for (int32_t i = 0; i < ps->bound[b].count; i++) {
+                while (r < total && held[r] >= 0)
+                    r++;
+                if (r < total)
+                    held[r] = ps->bound[b].node;
+            }
+}
+
+/* Place a sliced pod set that has bound pods: groups of ranks partly held by
+ * bound pods are completed in the bound pods' slice domain, the other groups
+ * are placed as whole slices under `anchor`, and the list is laid out in rank
+ * order. Fails on a rank layout that would list a node twice apart. */
+static bool s_place_sliced_bound(s_ctx_t *c, const s_gang_t *gv, int32_t p, int32_t anchor, int strategy)
+{
+    const s_psv_t *v = &gv->v[p];
+    const rf_pod_set_t *ps = &c->pb->gangs[gv->gang].pod_sets[p];
+    int64_t total = ps->n_bound_pods + v->target;
+    int64_t groups = total / v->slice;
+    int32_t *held = malloc((size_t)(total + 1) * sizeof *held);
+    int32_t *gdom = malloc((size_t)(groups + 1) * sizeof *gdom);
+    int64_t *gneed = malloc((size_t)(groups + 1) * sizeof *gneed);
+    bool ok = held && gdom && gneed;
+    if (!ok)
+        c->failed_alloc = true;
+    int64_t start = c->cur_len;
+    int64_t free_groups = 0;
+    for (int64_t j = 0; ok && j < groups; j++) {
+        if (j == 0)
+            s_bound_ranks(ps, held, total);
+        gdom[j] = -1;
+        gneed[j] = v->slice;
+        for (int64_t r = j * v->slice; r < (j + 1) * v->slice; r++) {
+            if (held[r] < 0)
+                continue;
+            gneed[j]--;
+            int32_t dd = rf__tree_node_dom(&c->tree, held[r], v->slice_level);
+            if (dd < 0 || (gdom[j] >= 0 && gdom[j] != dd))
+                ok = false;
+            gdom[j] = dd;
+        }
+        if (gdom[j] < 0)
+            free_groups++;
+    }
+    /* each fixed group: its pods inside its slice domain; then the free ones */
+    s_pl_t *parts = NULL;
+    int64_t n_parts = 0;
+    int64_t *part_group = NULL;
+    if (ok) {
+        parts = malloc((size_t)(total + 1) * sizeof *parts);
+        part_group = malloc((size_t)(total + 1) * sizeof *part_group);
+        ok = parts && part_group;
+        if (!ok)
+            c->failed_alloc = true;
+    }
+    s_psv_t inner = *v;
+    for (int64_t j = 0; ok && j < groups; j++) {
+        if (gdom[j] < 0 || gneed[j] == 0)
+            continue;
+        if (anchor >= 0 && c->tree.level[anchor] <= v->slice_level) {
+            int32_t a, b;
+            rf__tree_range(&c->tree, anchor, v->slice_level, &a, &b);
+            if (gdom[j] < a || gdom[j] >= b) {
+                ok = false;
+                break;
+            }
+        }
+        int64_t mark = c->cur_len;
+        inner.slice = 1;
+        ok = c->shapes[v->shape].cnt[gdom[j]] >= gneed[j] && s_descend(c, &inner, gdom[j], gneed[j], strategy);
+        for (int64_t i = mark; ok && i < c->cur_len; i++) {
+            s_apply(c, ps, c->cur[i].node, c->cur[i].count, +1);
+            for (int32_t q = 0; q < c->cur[i].count; q++) {
+                parts[n_parts] = (s_pl_t){c->cur[i].node, 1};
+                part_group[n_parts++] = j;
+            }
+        }
+    }
+    int64_t free_mark = c->cur_len;
+    if (ok && free_groups > 0) {
+        inner = *v;
+        ok = s_descend(c, &inner, anchor, free_groups * v->slice, strategy);
+    }
+    /* give back what the fixed groups took: the caller applies the whole list */
+    for (int64_t i = 0; i < n_parts; i++)
+        s_apply(c, ps, parts[i].node, 1, -1);
+    if (ok) {
+        /* lay out in rank order: group by group */
+        s_pl_t *freelist = &c->cur[free_mark];
+        int64_t n_free = c->cur_len - free_mark;
+        s_pl_t *out = malloc((size_t)(total + 1) * sizeof *out);
+        if (!out) {
+            c->failed_alloc = true;
+            ok = false;
+        }
+        int64_t n_out = 0, fi = 0, fused = 0, pi = 0;
+        for (int64_t j = 0; ok && j < groups; j++) {
+            if (gdom[j] >= 0) {
+                while (pi < n_parts && part_group[pi] == j)
+                    out[n_out++] = parts[pi++];
+            } else {
+                for (int32_t q = 0; q < v->slice; q++) {
+                    while (fi < n_free && fused == freelist[fi].count) {
+                        fi++;
+                        fused = 0;
+                    }
+                    out[n_out++] = (s_pl_t){freelist[fi].node, 1};
+                    fused++;
+                }
+            }
+        }
+        c->cur_len = start;
+        if (++c->nstamp_now == 0) {
+            memset(c->nstamp, 0, (size_t)c->N * sizeof *c->nstamp);
+            c->nstamp_now = 1;
+        }
+        for (int64_t i = 0; ok && i < n_out; i++) {
+            bool extends = c->cur_len > start && c->cur[c->cur_len - 1].node == out[i].node;
+            if (!extends && c->nstamp[out[i].node] == c->nstamp_now) {
+                ok = false; /* a node would be listed twice, apart */
+                break;
+            }
+            c->nstamp[out[i].node] = c->nstamp_now;
+            ok = s_push(c, out[i].node, 1);
+        }
+        free(out);
+    }
+    if (!ok)
+        c->cur_len = start;
+    free(held);
+    free(gdom);
+    free(gneed);
+    free(parts);
+    free(part_group);
+    return ok;
+}
+
+/* Try one anchor and strategy for the whole gang. On success the attempt's
+ * placements are in c->cur (capacity not applied) and its penalty returned;
+ * on failure -1. */
+static double s_try_anchor(s_ctx_t *c, const s_gang_t *gv, int32_t anchor, int strategy)
+{
+    const rf_gang_t *g = &c->pb->gangs[gv->gang];
+    c->cur_len = 0;
+    bool ok = true;
+    int32_t p = 0;
+    for (; p < gv->n_ps && ok; p++) {
+        const s_psv_t *v = &gv->v[p];
+        c->cur_off[p] = c->cur_len;
+        c->cur_base = c->cur_len;
+        if (++c->nstamp_now == 0) {
+            memset(c->nstamp, 0, (size_t)c->N * sizeof *c->nstamp);
+            c->nstamp_now = 1;
+        }
+        if (v->target > 0) {
+            if (v->slice > 1 && g->pod_sets[p].n_bound > 0)
+                ok = s_place_sliced_bound(c, gv, p, anchor, strategy);
+            else
+                ok = s_descend(c, v, anchor, v->target, strategy);
+        }
+        c->cur_off[p + 1] = c->cur_len;
+        if (ok && gv->n_ps > 1 && p + 1 < gv->n_ps)
+            for (int64_t i = c->cur_off[p]; i < c->cur_off[p + 1]; i++)
+                s_apply(c, &g->pod_sets[p], c->cur[i].node, c->cur[i].count, +1);
+    }
+    if (gv->n_ps > 1) {
+        /* give back what earlier pod sets took (all but the last) */
+        int32_t applied = ok ? gv->n_ps - 1 : p - 1;
+        s_undo_cur(c, gv, applied);
+    }
+    if (!ok || c->failed_alloc)
+        return -1;
+    return s_gang_penalty(c, gv);
+}
+
+/* Does anchor d (level l) have room for every pod set (a quick necessary test)? */
+static bool s_anchor_room(const s_ctx_t *c, const s_gang_t *gv, int32_t d)
+{
+    for (int32_t p = 0; p < gv->n_ps; p++) {
+        const s_psv_t *v = &gv->v[p];
+        int64_t need = v->target;
+        for (int32_t q = 0; q < gv->n_ps; q++)
+            if (q != p && gv->v[q].shape == v->shape)
+                need += gv->v[q].target;
+        if (need > 0 && c->shapes[v->shape].cnt[d] < need)
+            return false;
+        if (v->forced[c->tree.level[d]] >= 0 && v->forced[c->tree.level[d]] != d)
+            return false;
+    }
+    if (gv->forced[c->tree.level[d]] >= 0 && gv->forced[c->tree.level[d]] != d)
+        return false;
+    return true;
+}
+
+/* The main pod set: the one with the most new pods (first on ties). */
+static int32_t s_main_ps(const s_gang_t *gv)
+{
+    int32_t m = 0;
+    for (int32_t p = 1; p < gv->n_ps; p++)
+        if (gv->v[p].target > gv->v[m].target)
+            m = p;
+    return m;
+}
+
+/* Is domain a a better (tighter) fit than b? */
+static bool s_fits_better(const s_shape_t *sh, int32_t a, int32_t b)
+{
+    return sh->cnt[a] < sh->cnt[b] || (sh->cnt[a] == sh->cnt[b] && a < b);
+}
+
+/* Up to S_CANDIDATES anchors at level l, best fit first. */
+static int32_t s_candidates(const s_ctx_t *c, const s_gang_t *gv, int32_t l, int32_t *out)
+{
+    int32_t n = 0;
+    int32_t mp = s_main_ps(gv);
+    const s_shape_t *sh = &c->shapes[gv->v[mp].shape];
+    int64_t need = gv->v[mp].target;
+    /* a forced ancestor (bound pods) restricts the anchors to its subtree */
+    int32_t fl = -1;
+    for (int32_t x = 0; x <= l; x++)
+        if (gv->forced[x] >= 0)
+            fl = x;
+    for (int32_t p = 0; p < gv->n_ps; p++)
+        for (int32_t x = 0; x <= l; x++)
+            if (gv->v[p].forced[x] >= 0 && x > fl)
+                fl = x;
+    if (fl >= 0) {
+        int32_t fd = gv->forced[fl];
+        for (int32_t p = 0; fd < 0 && p < gv->n_ps; p++)
+            fd = gv->v[p].forced[fl];
+        int32_t a, b;
+        rf__tree_range(&c->tree, fd, l, &a, &b);
+        /* best fit over the subtree: a small selection, no allocation */
+        for (int32_t k = 0; k < S_CANDIDATES; k++) {
+            int32_t pick = -1;
+            for (int32_t d = a; d < b; d++) {
+                bool used = false;
+                for (int32_t i = 0; i < n; i++)
+                    used |= out[i] == d;
+                if (used || !s_anchor_room(c, gv, d))
+                    continue;
+                if (pick < 0 || sh->cnt[d] < sh->cnt[pick])
+                    pick = d;
+            }
+            if (pick < 0)
+                break;
+            out[n++] = pick;
+        }
+        return n;
+    }
+    const int32_t *heads = &sh->head[(int64_t)l * (S_BUCKETS + 1)];
+    int32_t b0 = need <= 0 ? 1 : need >= S_BUCKETS ? S_BUCKETS : (int32_t)need;
+    int32_t examined = 0;
+    /* buckets hold one cnt value each: their lists in order (a deterministic
+     * function of the problem and the placements made so far) */
+    for (int32_t b = b0; b < S_BUCKETS && n < S_CANDIDATES && examined < S_SCAN; b++)
+        for (int32_t d = heads[b]; d >= 0 && n < S_CANDIDATES && examined < S_SCAN; d = sh->bnext[d], examined++)
+            if (s_anchor_room(c, gv, d))
+                out[n++] = d;
+    if (n < S_CANDIDATES) {
+        /* overflow (cnt >= S_BUCKETS): the smallest qualifying among the first entries */
+        int32_t picks[S_CANDIDATES];
+        int32_t np = 0;
+        examined = 0;
+        for (int32_t d = heads[S_BUCKETS]; d >= 0 && examined < S_SCAN; d = sh->bnext[d], examined++) {
+            if (sh->cnt[d] < need || !s_anchor_room(c, gv, d))
+                continue;
+            if (np == S_CANDIDATES && !s_fits_better(sh, d, picks[np - 1]))
+                continue;
+            int32_t i = np < S_CANDIDATES ? np++ : S_CANDIDATES - 1;
+            picks[i] = d;
+            for (; i > 0 && s_fits_better(sh, picks[i], picks[i - 1]); i--) {
+                int32_t tmp = picks[i - 1];
+                picks[i - 1] = picks[i];
+                picks[i] = tmp;
+            }
+        }
+        for (int32_t i = 0; i < np && n < S_CANDIDATES; i++)
+            out[n++] = picks[i];
+    }
+    return n;
+}
+
+/* Search anchors for the gang with the targets in gv. On success the best
+ * placements are in c->best / best_off and true is returned. */
+static bool s_search(s_ctx_t *c, const s_gang_t *gv, double *best_pen)
+{
+    const rf_gang_t *g = &c->pb->gangs[gv->gang];
+    double best = -1;
+    int64_t total = 0;
+    for (int32_t p = 0; p < gv->n_ps; p++)
+        total += gv->v[p].target;
+    if (total == 0) {
+        c->cur_len = 0;
+        for (int32_t p = 0; p <= gv->n_ps; p++)
+            c->cur_off[p] = 0;
+        *best_pen = s_gang_penalty(c, gv);
+        s_save_best(c, gv->n_ps);
+        return true;
+    }
+    int32_t top = gv->gang_level >= 0 ? gv->gang_level : 0;
+    double below = 0; /* sum of level costs below the current level */
+    for (int32_t l = c->L - 1; l >= top - (gv->gang_level < 0 ? 1 : 0); l--) {
+        if (best >= 0 && best <= g->bandwidth * below + S_EPS)
+            break;
+        int32_t cand[S_CANDIDATES];
+        int32_t n;
+        if (l < 0) {
+            n = 1;
+            cand[0] = -1;
+        } else {
+            n = s_candidates(c, gv, l, cand);
+        }
+        for (int32_t i = 0; i < n; i++)
+            for (int strategy = S_KUEUE; strategy <= S_NODES; strategy++) {
+                if (strategy == S_NODES && l == c->L - 1)
+                    continue;
+                double pen = s_try_anchor(c, gv, cand[i], strategy);
+                if (c->failed_alloc)
+                    return false;
+                if (pen >= 0 && (best < 0 || pen < best - S_EPS)) {
+                    best = pen;
+                    s_save_best(c, gv->n_ps);
+                }
+            }
+        if (l >= 0)
+            below += c->pb->level_costs[l];
+    }
+    *best_pen = best;
+    return best >= 0;
+}
+
+/* Fill the per-pod-set views; returns false (with gv->bound_why) when the
+ * bound pods already break a hard constraint. */
+static bool s_gang_view(s_ctx_t *c, int32_t gi, s_gang_t *gv)
+{
+    const rf_gang_t *g = &c->pb->gangs[gi];
+    memset(gv, 0, sizeof *gv);
+    gv->gang = gi;
+    gv->n_ps = g->n_pod_sets;
+    gv->gang_level = g->topology.required;
+    for (int32_t l = 0; l < RF_MAX_LEVELS; l++)
+        gv->forced[l] = -1;
+    for (int32_t p = 0; p < g->n_pod_sets; p++) {
+        const rf_pod_set_t *ps = &g->pod_sets[p];
+        s_psv_t *v = &gv->v[p];
+        v->gang = gi;
+        v->ps = p;
+        v->shape = c->ps_shape[c->gang_ps0[gi] + p];
+        v->slice = ps->slice.size > 1 ? ps->slice.size : 1;
+        v->slice_level = ps->slice.size > 1 ? ps->slice.level : c->L;
+        v->single_level = ps->topology.required > g->topology.required ? ps->topology.required : g->topology.required;
+        for (int32_t l = 0; l < RF_MAX_LEVELS; l++)
+            v->forced[l] = -1;
+        for (int32_t b = 0; b < ps->n_bound; b++) {
+            int32_t node = ps->bound[b].node;
+            for (int32_t l = 0; l <= v->single_level; l++) {
+                int32_t d = rf__tree_node_dom(&c->tree, node, l);
+                const char *who = l <= gv->gang_level ? "gang" : "pod set";
+                if (d < 0 || (v->forced[l] >= 0 && v->forced[l] != d) ||
+                    (l <= gv->gang_level && gv->forced[l] >= 0 && gv->forced[l] != d)) {
+                    snprintf(gv->bound_why, sizeof gv->bound_why,
+                             "%s: bound pods of pod set %s already span more than one domain the %s requires",
+                             c->pb->levels[l], ps->name, who);
+                    gv->bound_breaks = true;
+                    return false;
+                }
+                v->forced[l] = d;
+                if (l <= gv->gang_level)
+                    gv->forced[l] = d;
+            }
+        }
+    }
+    /* the gang's forced domains bind every pod set */
+    for (int32_t p = 0; p < g->n_pod_sets; p++)
+        for (int32_t l = 0; l <= gv->gang_level; l++)
+            if (gv->forced[l] >= 0)
+                gv->v[p].forced[l] = gv->forced[l];
+    return true;
+}
+
+/* ---------------------------------------------------------------- reasons */
+
+static const char *s_domain_name(const s_ctx_t *c, int32_t d)
+{
+    const rf__tree_t *t = &c->tree;
+    int32_t n = t->node_order[t->node_start[d]];
+    const char *v = s_label(&c->pb->nodes[n], c->pb->levels[t->level[d]]);
+    return v ? v : "?";
+}
+
+/* Which resource limits pods of pod set p under domain d (-1: cluster) most:
+ * the one whose own count of fitting pods is smallest. */
+static int32_t s_blocking_resource(const s_ctx_t *c, const s_gang_t *gv, int32_t p, int32_t d, int64_t *fits)
+{
+    const rf_pod_set_t *ps = &c->pb->gangs[gv->gang].pod_sets[p];
+    const s_shape_t *sh = &c->shapes[gv->v[p].shape];
+    const rf__tree_t *t = &c->tree;
+    int32_t a = d < 0 ? 0 : t->node_start[d], b = d < 0 ? t->n_in_tree : t->node_end[d];
+    int32_t worst = -1;
+    int64_t worst_n = INT64_MAX;
+    for (int32_t r = 0; r < c->R; r++) {
+        if (ps->requests[r] <= 0)
+            continue;
+        int64_t sum = 0;
+        for (int32_t i = a; i < b; i++) {
+            int32_t n = t->node_order[i];
+            if (!c->eligs[sh->elig].ok[n])
+                continue;
+            int64_t f = c->free[(int64_t)n * c->R + r];
+            sum += f == RF_QTY_UNLIMITED ? S_FIT_CAP : f / ps->requests[r];
+        }
+        if (sum < worst_n) {
+            worst_n = sum;
+            worst = r;
+        }
+    }
+    *fits = worst_n;
+    return worst;
+}
+
+static void s_explain(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
+{
+    const rf_problem_t *pb = c->pb;
+    const rf_gang_t *g = &pb->gangs[gv->gang];
+    rf_why_t why = {.level = -1, .resource = -1, .fits = -1, .needs = -1};
+    /* 1. a pod set no node is eligible for */
+    for (int32_t p = 0; p < gv->n_ps; p++) {
+        const s_psv_t *v = &gv->v[p];
+        if (v->target <= 0)
+            continue;
+        const uint8_t *ok = c->eligs[c->shapes[v->shape].elig].ok;
+        int64_t n_ok = 0, cordoned = 0, unlabeled = 0;
+        for (int32_t n = 0; n < c->N; n++) {
+            n_ok += ok[n];
+            cordoned += pb->nodes[n].unschedulable;
+            unlabeled += rf__tree_node_dom(&c->tree, n, c->L - 1) < 0;
+        }
+        if (n_ok == 0) {
+            why.fits = 0;
+            why.needs = v->target;
+            rf_answer_reject(ans, gv->gang, why,
+                             "pod set %s: no node is eligible (%d nodes: %lld cordoned, %lld without every level "
+                             "label, the rest fail its node_selector or have a taint it does not tolerate)",
+                             g->pod_sets[p].name, c->N, (long long)cordoned, (long long)unlabeled);
+            return;
+        }
+    }
+    /* 2. the tightest domain: at the required level, or the cluster */
+    for (int32_t p = 0; p < gv->n_ps; p++) {
+        const s_psv_t *v = &gv->v[p];
+        if (v->target <= 0)
+            continue;
+        const s_shape_t *sh = &c->shapes[v->shape];
+        int32_t lvl = v->single_level;
+        int32_t best_d = -1;
+        int64_t best_fit = 0;
+        if (lvl >= 0) {
+            int32_t a = c->tree.level_start[lvl], b = c->tree.level_start[lvl + 1];
+            if (v->forced[lvl] >= 0) {
+                a = v->forced[lvl];
+                b = a + 1;
+            }
+            for (int32_t d = a; d < b; d++) {
+                int64_t f = v->slice > 1 && lvl <= v->slice_level ? s_cap_units(c, v, d, true) * v->slice : sh->cnt[d];
+                if (best_d < 0 || f > best_fit) {
+                    best_fit = f;
+                    best_d = d;
+                }
+            }
+        } else {
+            for (int32_t d = c->tree.level_start[0]; d < c->tree.level_start[1]; d++)
+                best_fit += v->slice > 1 && 0 <= v->slice_level ? s_cap_units(c, v, d, true) * v->slice : sh->cnt[d];
+        }
+        if (best_fit >= v->target)
+            continue;
+        int64_t rfits = 0;
+        int32_t res = s_blocking_resource(c, gv, p, best_d, &rfits);
+        why.fits = best_fit;
+        why.needs = v->target;
+        why.resource = rfits <= best_fit ? res : -1;
+        const char *rname = why.resource >= 0 ? pb->resources[why.resource] : NULL;
+        if (lvl >= 0) {
+            why.level = lvl;
+            rf_answer_reject(ans, gv->gang, why, "%s: the best domain (%s) fits %lld of %lld new pods of pod set %s%s%s",
+                             pb->levels[lvl], best_d >= 0 ? s_domain_name(c, best_d) : "none", (long long)best_fit,
+                             (long long)v->target, g->pod_sets[p].name, rname ? ", short of " : "", rname ? rname : "");
+        } else {
+            rf_answer_reject(ans, gv->gang, why, "the cluster fits %lld of %lld new pods of pod set %s%s%s",
+                             (long long)best_fit, (long long)v->target, g->pod_sets[p].name,
+                             rname ? ", short of " : "", rname ? rname : "");
+        }
+        return;
+    }
+    /* 3. each pod set fits alone: slices, pod-set levels or sharing nodes */
+    for (int32_t p = 0; p < gv->n_ps; p++)
+        if (gv->v[p].slice > 1) {
+            why.level = gv->v[p].slice_level;
+            why.needs = gv->v[p].target;
+            rf_answer_reject(ans, gv->gang, why,
+                             "%s: pod set %s cannot be cut into slices of %d pods, each inside one domain, where "
+                             "the gang's other constraints allow",
+                             pb->levels[gv->v[p].slice_level], g->pod_sets[p].name, gv->v[p].slice);
+            return;
+        }
+    why.level = gv->gang_level;
+    rf_answer_reject(ans, gv->gang, why,
+                     "the pod sets fit one at a time but not together%s%s",
+                     gv->gang_level >= 0 ? " inside one domain of " : "",
+                     gv->gang_level >= 0 ? pb->levels[gv->gang_level] : "");
+}
+
+/* ---------------------------------------------------------------- the batch */
+
+typedef struct {
+    int32_t gang;
+    int64_t priority;
+    int64_t units;
+    int64_t pods;
+} s_order_t;
+
+static int s_cmp_value(const void *a, const void *b)
+{
+    const s_order_t *x = a, *y = b;
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    if (x->units != y->units)
+        return x->units > y->units ? -1 : 1;
+    if (x->pods != y->pods)
+        return x->pods > y->pods ? -1 : 1;
+    return x->gang < y->gang ? -1 : x->gang > y->gang;
+}
+
+static int s_cmp_ordered(const void *a, const void *b)
+{
+    const s_order_t *x = a, *y = b;
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    return x->gang < y->gang ? -1 : x->gang > y->gang;
+}
+
+/* Commit c->best for the gang: capacity and the answer. */
+static rf_status s_commit(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
+{
+    const rf_gang_t *g = &c->pb->gangs[gv->gang];
+    for (int32_t p = 0; p < gv->n_ps; p++)
+        for (int64_t i = c->best_off[p]; i < c->best_off[p + 1]; i++) {
+            s_apply(c, &g->pod_sets[p], c->best[i].node, c->best[i].count, +1);
+            RF_CALL(rf_answer_add(ans, gv->gang, p, c->best[i].node, c->best[i].count));
+        }
+    ans->gangs[gv->gang].admitted = true;
+    return RF_OK;
+}
+
+/* Place one gang, elastic pod sets as large as they fit. */
+static rf_status s_place_gang(s_ctx_t *c, int32_t gi, rf_answer_t *ans, bool *admitted)
+{
+    const rf_gang_t *g = &c->pb->gangs[gi];
+    s_gang_t *gv = malloc(sizeof *gv);
+    if (!gv)
+        return RF_ENOMEM;
+    *admitted = false;
+    rf_status rc = RF_OK;
+    if (!s_gang_view(c, gi, gv)) {
+        rf_why_t why = {.level = -1, .resource = -1, .fits = -1, .needs = -1};
+        rf_answer_reject(ans, gi, why, "%s", gv->bound_why);
+        goto done;
+    }
+    int64_t lo[64], hi[64];
+    bool elastic = false;
+    for (int32_t p = 0; p < g->n_pod_sets; p++) {
+        const rf_pod_set_t *ps = &g->pod_sets[p];
+        int32_t s = gv->v[p].slice;
+        int64_t tmin = ps->min_count;
+        int64_t bound_up = (ps->n_bound_pods + s - 1) / s * s;
+        if (bound_up > tmin)
+            tmin = bound_up;
+        /* ranks held by bound pods must lie below the total */
+        if (s > 1)
+            for (int32_t b = 0; b < ps->n_bound; b++)
+                for (int32_t i = 0; ps->bound[b].ranks && i < ps->bound[b].count; i++) {
+                    int64_t need = ((int64_t)ps->bound[b].ranks[i] / s + 1) * s;
+                    if (need > tmin)
+                        tmin = need;
+                }
+        lo[p] = tmin - ps->n_bound_pods;
+        hi[p] = ps->count - ps->n_bound_pods;
+        if (lo[p] < 0)
+            lo[p] = 0;
+        elastic |= lo[p] < hi[p];
+        gv->v[p].target = hi[p];
+    }
+    double pen;
+    if (s_search(c, gv, &pen)) {
+        rc = s_commit(c, gv, ans);
+        *admitted = rc == RF_OK;
+        goto done;
+    }
+    if (c->failed_alloc) {
+        rc = RF_ENOMEM;
+        goto done;
+    }
+    if (elastic) {
+        for (int32_t p = 0; p < g->n_pod_sets; p++)
+            gv->v[p].target = lo[p];
+        if (s_search(c, gv, &pen)) {
+            /* grow each elastic pod set in turn, by bisection on slices */
+            for (int32_t p = 0; p < g->n_pod_sets; p++) {
+                int32_t s = gv->v[p].slice;
+                int64_t ok = lo[p], bad = hi[p] + s;
+                while (bad - ok > s) {
+                    int64_t mid = ok + ((bad - ok) / s / 2) * s;
+                    if (mid <= ok)
+                        mid = ok + s;
+                    gv->v[p].target = mid;
+                    if (s_search(c, gv, &pen))
+                        ok = mid;
+                    else
+                        bad = mid;
+                }
+                gv->v[p].target = ok;
+            }
+            if (!s_search(c, gv, &pen)) { /* cannot happen: `ok` targets were found */
+                rc = RF_EINTERNAL;
+                goto done;
+            }
+            rc = s_commit(c, gv, ans);
+            *admitted = rc == RF_OK;
+            goto done;
+        }
+    }
+    if (c->failed_alloc) {
+        rc = RF_ENOMEM;
+        goto done;
+    }
+    s_explain(c, gv, ans);
+done:
+    free(gv);
+    return rc;
+}
+
+/* A lower bound on the penalty of gang g in any feasible answer: its pods
+ * (none bound, one pod set) need at least ceil(k / most that fit) domains at
+ * every level, counted on the capacity before anything is placed. */
+static double s_gang_bound(const s_ctx_t *c, int32_t gi)
+{
+    const rf_gang_t *g = &c->pb->gangs[gi];
+    if (g->n_pod_sets != 1 || g->pod_sets[0].n_bound > 0)
+        return 0;
+    const s_shape_t *sh = &c->shapes[c->ps_shape[c->gang_ps0[gi]]];
+    int64_t k = g->pod_sets[0].min_count;
+    double lb = 0;
+    for (int32_t l = 0; l < c->L; l++)
+        if (sh->maxcnt0[l] > 0 && k > sh->maxcnt0[l])
+            lb += c->pb->level_costs[l] * (double)((k + sh->maxcnt0[l] - 1) / sh->maxcnt0[l] - 1);
+    return g->bandwidth * lb;
+}
+
+static rf_status s_greedy_solve(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans,
+                                rf_error_t *err)
+{
+    (void)opts;
+    s_ctx_t c;
+    s_order_t *order = NULL;
+    double *bounds = NULL;
+    rf_status rc = s_ctx_init(&c, pb, err);
+    if (rc != RF_OK)
+        goto done;
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        if (pb->gangs[g].n_pod_sets > 64) {
+            rc = rf_error_set(err, RF_EUNSUPPORTED, "", "gang %s: more than 64 pod sets", pb->gangs[g].name);
+            goto done;
+        }
+    order = malloc((size_t)(pb->n_gangs + 1) * sizeof *order);
+    bounds = malloc((size_t)(pb->n_gangs + 1) * sizeof *bounds);
+    if (!order || !bounds) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        const rf_gang_t *gg = &pb->gangs[g];
+        order[g] = (s_order_t){.gang = g, .priority = gg->priority};
+        for (int32_t p = 0; p < gg->n_pod_sets; p++) {
+            int32_t vr = pb->options.value_resource;
+            order[g].units += vr >= 0 ? gg->pod_sets[p].count * gg->pod_sets[p].requests[vr] : 0;
+            order[g].pods += gg->pod_sets[p].count;
+        }
+        bounds[g] = s_gang_bound(&c, g);
+    }
+    bool ordered = pb->options.admission == RF_ADMIT_ORDERED;
+    qsort(order, (size_t)pb->n_gangs, sizeof *order, ordered ? s_cmp_ordered : s_cmp_value);
+    int32_t blocked_by = -1;
+    int64_t blocked_prio = 0;
+    for (int32_t i = 0; i < pb->n_gangs; i++) {
+        int32_t g = order[i].gang;
+        if (ordered && blocked_by >= 0 && blocked_prio == order[i].priority) {
+            rf_why_t why = {.level = -1, .resource = -1, .fits = -1, .needs = -1};
+            rf_answer_reject(ans, g, why, "ordered admission: %s, earlier at the same priority, was not admitted",
+                             pb->gangs[blocked_by].name);
+            continue;
+        }
+        bool admitted = false;
+        rc = s_place_gang(&c, g, ans, &admitted);
+        if (rc != RF_OK) {
+            rf_error_set(err, rc, "", "greedy: %s while placing gang %s", rf_status_message(rc), pb->gangs[g].name);
+            goto done;
+        }
+        if (!admitted && ordered) {
+            blocked_by = g;
+            blocked_prio = order[i].priority;
+        }
+    }
+    rf_answer_finish(ans);
+    double bound = 0;
+    bool all = true;
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        if (ans->gangs[g].admitted)
+            bound += bounds[g];
+        else
+            all = false;
+    }
+    if (bound > ans->summary.penalty)
+        bound = ans->summary.penalty; /* never claim more than we have */
+    ans->summary.penalty_bound = bound;
+    ans->summary.optimal = all && ans->summary.penalty <= bound + 1e-6;
+    ans->summary.mode_used = "greedy";
+done:
+    free(order);
+    free(bounds);
+    if (c.pb)
+        s_ctx_fini(&c);
+    return rc;
+}
+
+const rf_strategy_t rf__strategy_greedy = {
+    .name = "greedy",
+    .description = "gangs in priority and size order, each at the best-fitting lowest domain, lowest penalty of "
+                   "Kueue's descent and a node-efficient one",
+    .solve = s_greedy_solve,
+};

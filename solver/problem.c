@@ -1,0 +1,744 @@
+/* solver/problem.c: the placement problem as C data: building, limits,
+ * lookups and validation (PLACEMENT-MODEL.md sections 1 and 4).
+ *
+ * A problem owns one arena; every string and array hangs off it, so
+ * rf_problem_destroy frees all at once. rf_problem_validate is the one place
+ * the contract's rules are checked, for problems from the readers and from
+ * builders alike; it fills the defaults that depend on the whole problem,
+ * sorts labels and selectors by key and indexes node names. Every error names
+ * its field by contract path, built with rf__path_key/rf__path_index.
+ *
+ * Invariants kept here:
+ * - resources[0] is "pods" from rf_problem_new on; `resources` has capacity
+ *   max(8, the next power of two >= n_resources) (grown by doubling);
+ * - node_by_name, once built, lists every node index sorted by name (ties
+ *   impossible: names are unique). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "doc.h"
+#include "rackfit/problem.h"
+#include "rackfit/quantity.h"
+#include "rackfit/status.h"
+
+#define S_RES_CAP0               8
+#define S_PATH_CAP               RF_ERROR_PATH_MAX
+#define S_DEFAULT_VALUE_RESOURCE "nvidia.com/gpu"
+
+/* ---------------------------------------------------------------- limits */
+
+void rf_limits_default(rf_limits_t *limits)
+{
+    limits->max_nodes = 100000;
+    limits->max_gangs = 20000;
+    limits->max_pod_sets = 64;
+    limits->max_pods = 100000;
+    limits->max_labels = 256;
+    limits->max_taints = 64;
+    limits->max_resources = 64;
+    limits->max_bound = 100000;
+    limits->max_string = 4096;
+    limits->max_depth = 64;
+    limits->max_input_bytes = (int64_t)512 * 1024 * 1024;
+}
+
+/* ------------------------------------------------------ building blocks */
+
+void rf_gang_init(rf_gang_t *gang)
+{
+    memset(gang, 0, sizeof *gang);
+    gang->bandwidth = 1.0;
+    gang->topology.required = -1;
+    gang->topology.preferred = -1;
+}
+
+void rf_pod_set_init(rf_pod_set_t *pod_set)
+{
+    memset(pod_set, 0, sizeof *pod_set);
+    pod_set->min_count = -1;
+    pod_set->topology.required = -1;
+    pod_set->topology.preferred = -1;
+    pod_set->slice.size = 0;
+    pod_set->slice.level = -1;
+}
+
+rf_problem_t *rf_problem_new(void)
+{
+    rf_problem_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->arena = rf__arena_new(0);
+    if (!p->arena)
+        goto fail;
+    p->resources = rf__arena_alloc(p->arena, S_RES_CAP0 * sizeof *p->resources);
+    if (!p->resources)
+        goto fail;
+    p->resources[0] = rf__arena_strndup(p->arena, "pods", 4);
+    if (!p->resources[0])
+        goto fail;
+    p->n_resources = 1;
+    p->options.mode = RF_MODE_AUTO;
+    p->options.time_limit_ms = 1000;
+    p->options.threads = 0;
+    p->options.admission = RF_ADMIT_VALUE;
+    p->options.value_resource = -1;
+    p->options.value_resource_name =
+        rf__arena_strndup(p->arena, S_DEFAULT_VALUE_RESOURCE, strlen(S_DEFAULT_VALUE_RESOURCE));
+    if (!p->options.value_resource_name)
+        goto fail;
+    return p;
+fail:
+    rf_problem_destroy(&p);
+    return NULL;
+}
+
+void rf_problem_destroy(rf_problem_t **problem)
+{
+    if (!problem || !*problem)
+        return;
+    rf__arena_destroy(&(*problem)->arena);
+    free(*problem);
+    *problem = NULL;
+}
+
+void *rf_problem_alloc(rf_problem_t *problem, size_t size)
+{
+    return rf__arena_alloc(problem->arena, size ? size : 1);
+}
+
+const char *rf_problem_strdup(rf_problem_t *problem, const char *s, size_t len)
+{
+    return rf__arena_strndup(problem->arena, s, len);
+}
+
+int32_t rf_problem_resource(rf_problem_t *problem, const char *name)
+{
+    for (int32_t i = 0; i < problem->n_resources; i++)
+        if (strcmp(problem->resources[i], name) == 0)
+            return i;
+    int32_t n = problem->n_resources;
+    if (n >= INT32_MAX / 2)
+        return -1;
+    /* Full when n is the capacity: 8, or a power of two above it. */
+    if (n >= S_RES_CAP0 && (n & (n - 1)) == 0) {
+        const char **grown = rf__arena_alloc(problem->arena, (size_t)n * 2 * sizeof *grown);
+        if (!grown)
+            return -1;
+        memcpy(grown, problem->resources, (size_t)n * sizeof *grown);
+        problem->resources = grown;
+    }
+    const char *copy = rf__arena_strndup(problem->arena, name, strlen(name));
+    if (!copy)
+        return -1;
+    problem->resources[n] = copy;
+    problem->n_resources = n + 1;
+    return n;
+}
+
+int32_t rf_problem_level(const rf_problem_t *problem, const char *key)
+{
+    for (int32_t i = 0; i < problem->n_levels; i++)
+        if (problem->levels[i] && strcmp(problem->levels[i], key) == 0)
+            return i;
+    return -1;
+}
+
+int32_t rf_problem_node(const rf_problem_t *problem, const char *name)
+{
+    if (!problem->node_by_name) {
+        for (int32_t i = 0; i < problem->n_nodes; i++)
+            if (problem->nodes[i].name && strcmp(problem->nodes[i].name, name) == 0)
+                return i;
+        return -1;
+    }
+    int32_t lo = 0, hi = problem->n_nodes;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int32_t idx = problem->node_by_name[mid];
+        int c = strcmp(problem->nodes[idx].name, name);
+        if (c == 0)
+            return idx;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------- paths */
+
+typedef struct {
+    char b[S_PATH_CAP];
+    int n;
+} s_path_t;
+
+static s_path_t *s_at(s_path_t *p, const char *key)
+{
+    p->b[0] = '\0';
+    p->n = rf__path_key(p->b, 0, S_PATH_CAP, key);
+    return p;
+}
+static s_path_t *s_key(s_path_t *p, const char *key)
+{
+    p->n = rf__path_key(p->b, p->n, S_PATH_CAP, key);
+    return p;
+}
+static s_path_t *s_idx(s_path_t *p, long i)
+{
+    p->n = rf__path_index(p->b, p->n, S_PATH_CAP, i);
+    return p;
+}
+/* "cluster.nodes[i]" */
+static s_path_t *s_node(s_path_t *p, int32_t i)
+{
+    return s_idx(s_key(s_at(p, "cluster"), "nodes"), i);
+}
+/* "gangs[g]" */
+static s_path_t *s_gang(s_path_t *p, int32_t g)
+{
+    return s_idx(s_at(p, "gangs"), g);
+}
+/* "gangs[g].pod_sets[j]" */
+static s_path_t *s_ps(s_path_t *p, int32_t g, int32_t j)
+{
+    return s_idx(s_key(s_gang(p, g), "pod_sets"), j);
+}
+
+/* ---------------------------------------------------------- local checks */
+
+typedef struct {
+    const char *name;
+    int32_t index;
+} s_named_t;
+
+static int s_named_cmp(const void *a, const void *b)
+{
+    const s_named_t *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int s_label_cmp(const void *a, const void *b)
+{
+    const rf_label_t *x = a, *y = b;
+    return strcmp(x->key, y->key);
+}
+
+/* Pairs of int32 (rank, position), lexicographic. */
+static int s_pair_cmp(const void *a, const void *b)
+{
+    const int32_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return (x[0] > y[0]) - (x[0] < y[0]);
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static bool s_string_ok(const char *s, const rf_limits_t *lim)
+{
+    return s && strlen(s) <= (size_t)lim->max_string;
+}
+
+/* Labels or a node selector: keys non-empty and unique, sorted by key. `base`
+ * is the path of the map. */
+static rf_status s_check_labels(rf_label_t *labels, int32_t n, const s_path_t *base, const rf_limits_t *lim,
+                                rf_error_t *err)
+{
+    s_path_t p = *base;
+    if (n < 0 || (n > 0 && !labels))
+        return rf_error_set(err, RF_EINVAL, p.b, "bad label array");
+    if (n > lim->max_labels)
+        return rf_error_set(err, RF_ELIMIT, p.b, "has %d labels, more than max_labels (%d)", (int)n,
+                            (int)lim->max_labels);
+    for (int32_t i = 0; i < n; i++) {
+        if (!labels[i].key || !labels[i].key[0])
+            return rf_error_set(err, RF_ESCHEMA, p.b, "a label key must not be empty");
+        if (!labels[i].value)
+            labels[i].value = "";
+        if (!s_string_ok(labels[i].key, lim) || !s_string_ok(labels[i].value, lim))
+            return rf_error_set(err, RF_ELIMIT, s_key(&p, labels[i].key)->b, "longer than max_string (%d)",
+                                (int)lim->max_string);
+    }
+    if (n > 1)
+        qsort(labels, (size_t)n, sizeof *labels, s_label_cmp);
+    for (int32_t i = 1; i < n; i++)
+        if (strcmp(labels[i - 1].key, labels[i].key) == 0)
+            return rf_error_set(err, RF_ESCHEMA, s_key(&p, labels[i].key)->b, "duplicate key");
+    return RF_OK;
+}
+
+/* A quantity array: every entry in [0, RF_QTY_MAX] (`allow_unlimited_pods`:
+ * entry 0 may also be RF_QTY_UNLIMITED). `base` is the path of the map. */
+static rf_status s_check_qty(const rf_problem_t *prob, const int64_t *q, const s_path_t *base,
+                             bool allow_unlimited_pods, rf_error_t *err)
+{
+    for (int32_t r = 0; r < prob->n_resources; r++) {
+        if (r == RF_RES_PODS && allow_unlimited_pods && q[r] == RF_QTY_UNLIMITED)
+            continue;
+        if (q[r] < 0 || q[r] > RF_QTY_MAX) {
+            s_path_t p = *base;
+            return rf_error_set(err, RF_ESCHEMA, s_key(&p, prob->resources[r])->b,
+                                q[r] < 0 ? "must not be negative" : "is above 2^62 base units");
+        }
+    }
+    return RF_OK;
+}
+
+static bool s_effect_ok(rf_effect e)
+{
+    return e == RF_EFFECT_NONE || e == RF_EFFECT_NO_SCHEDULE || e == RF_EFFECT_PREFER_NO_SCHEDULE ||
+           e == RF_EFFECT_NO_EXECUTE;
+}
+
+static rf_status s_check_level_index(const rf_problem_t *prob, int32_t level, const s_path_t *p, rf_error_t *err)
+{
+    if (level < -1 || level >= prob->n_levels)
+        return rf_error_set(err, RF_ESCHEMA, p->b, "level index %d is not a level", (int)level);
+    return RF_OK;
+}
+
+/* ------------------------------------------------------------ validation */
+
+rf_status rf_problem_index_nodes(rf_problem_t *problem, rf_error_t *err)
+{
+    s_path_t p;
+    int32_t n = problem->n_nodes;
+    if (n < 0 || (n > 0 && !problem->nodes))
+        return rf_error_set(err, RF_EINVAL, s_key(s_at(&p, "cluster"), "nodes")->b, "bad node array");
+    for (int32_t i = 0; i < n; i++)
+        if (!problem->nodes[i].name || !problem->nodes[i].name[0])
+            return rf_error_set(err, RF_ESCHEMA, s_key(s_node(&p, i), "name")->b, "must not be empty");
+    int32_t *index = rf__arena_alloc(problem->arena, (size_t)(n ? n : 1) * sizeof *index);
+    s_named_t *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
+    if (!index || !tmp) {
+        free(tmp);
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory indexing %d nodes", (int)n);
+    }
+    for (int32_t i = 0; i < n; i++)
+        tmp[i] = (s_named_t){problem->nodes[i].name, i};
+    if (n > 1)
+        qsort(tmp, (size_t)n, sizeof *tmp, s_named_cmp);
+    /* Report the duplicate that comes first in input order. */
+    int32_t dup = -1, first = -1;
+    for (int32_t i = 1; i < n; i++)
+        if (strcmp(tmp[i - 1].name, tmp[i].name) == 0 && (dup < 0 || tmp[i].index < dup)) {
+            dup = tmp[i].index;
+            first = tmp[i - 1].index;
+        }
+    for (int32_t i = 0; i < n; i++)
+        index[i] = tmp[i].index;
+    free(tmp);
+    if (dup >= 0) {
+        problem->node_by_name = NULL;
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_node(&p, dup), "name")->b,
+                            "duplicate name \"%.200s\" (also cluster.nodes[%d])", problem->nodes[dup].name, (int)first);
+    }
+    problem->node_by_name = index;
+    return RF_OK;
+}
+
+static rf_status s_validate_cluster(rf_problem_t *prob, const rf_limits_t *lim, rf_error_t *err)
+{
+    s_path_t p;
+
+    /* levels */
+    if (prob->n_levels < 1 || !prob->levels)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "cluster"), "levels")->b,
+                            "must list 1 to %d levels, not %d", RF_MAX_LEVELS, (int)prob->n_levels);
+    if (prob->n_levels > RF_MAX_LEVELS)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "cluster"), "levels")->b, "has %d levels, more than %d",
+                            (int)prob->n_levels, RF_MAX_LEVELS);
+    for (int32_t l = 0; l < prob->n_levels; l++) {
+        const char *key = prob->levels[l];
+        s_idx(s_key(s_at(&p, "cluster"), "levels"), l);
+        if (!key || !key[0])
+            return rf_error_set(err, RF_ESCHEMA, p.b, "must not be empty");
+        if (!s_string_ok(key, lim))
+            return rf_error_set(err, RF_ELIMIT, p.b, "longer than max_string (%d)", (int)lim->max_string);
+        for (int32_t k = 0; k < l; k++)
+            if (strcmp(prob->levels[k], key) == 0)
+                return rf_error_set(err, RF_ESCHEMA, p.b, "duplicate level \"%.200s\" (also cluster.levels[%d])", key,
+                                    (int)k);
+        if (strcmp(key, RF_HOSTNAME_LABEL) == 0 && l != prob->n_levels - 1)
+            return rf_error_set(err, RF_ESCHEMA, p.b, "%s must be the last level", RF_HOSTNAME_LABEL);
+    }
+
+    /* level_costs: default 10^(levels above the last) */
+    if (!prob->level_costs) {
+        prob->level_costs = rf_problem_alloc(prob, (size_t)prob->n_levels * sizeof *prob->level_costs);
+        if (!prob->level_costs)
+            return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        double c = 1.0;
+        for (int32_t l = prob->n_levels - 1; l >= 0; l--, c *= 10.0)
+            prob->level_costs[l] = c;
+    }
+    for (int32_t l = 0; l < prob->n_levels; l++)
+        if (!isfinite(prob->level_costs[l]) || prob->level_costs[l] < 0)
+            return rf_error_set(err, RF_ESCHEMA, s_idx(s_key(s_at(&p, "cluster"), "level_costs"), l)->b,
+                                "must be a finite number >= 0");
+
+    /* resources */
+    if (prob->n_resources < 1 || !prob->resources || !prob->resources[0] ||
+        strcmp(prob->resources[RF_RES_PODS], "pods") != 0)
+        return rf_error_set(err, RF_EINVAL, "", "resources[0] must be \"pods\"");
+    if (prob->n_resources > lim->max_resources)
+        return rf_error_set(err, RF_ELIMIT, "", "%d distinct resources, more than max_resources (%d)",
+                            (int)prob->n_resources, (int)lim->max_resources);
+    for (int32_t r = 1; r < prob->n_resources; r++) {
+        if (!prob->resources[r] || !prob->resources[r][0])
+            return rf_error_set(err, RF_ESCHEMA, "", "a resource name must not be empty");
+        for (int32_t k = 0; k < r; k++)
+            if (strcmp(prob->resources[k], prob->resources[r]) == 0)
+                return rf_error_set(err, RF_EINVAL, "", "resource \"%.200s\" interned twice", prob->resources[r]);
+    }
+
+    /* nodes */
+    if (prob->n_nodes > lim->max_nodes)
+        return rf_error_set(err, RF_ELIMIT, s_key(s_at(&p, "cluster"), "nodes")->b,
+                            "has %d nodes, more than max_nodes (%d)", (int)prob->n_nodes, (int)lim->max_nodes);
+    RF_CALL(rf_problem_index_nodes(prob, err));
+    for (int32_t i = 0; i < prob->n_nodes; i++) {
+        rf_node_t *node = &prob->nodes[i];
+        if (!s_string_ok(node->name, lim))
+            return rf_error_set(err, RF_ELIMIT, s_key(s_node(&p, i), "name")->b, "longer than max_string (%d)",
+                                (int)lim->max_string);
+        RF_CALL(s_check_labels(node->labels, node->n_labels, s_key(s_node(&p, i), "labels"), lim, err));
+        if (!node->allocatable) {
+            node->allocatable = rf_problem_alloc(prob, (size_t)prob->n_resources * sizeof(int64_t));
+            if (!node->allocatable)
+                return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            node->allocatable[RF_RES_PODS] = RF_QTY_UNLIMITED;
+        }
+        if (!node->used) {
+            node->used = rf_problem_alloc(prob, (size_t)prob->n_resources * sizeof(int64_t));
+            if (!node->used)
+                return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        }
+        RF_CALL(s_check_qty(prob, node->allocatable, s_key(s_node(&p, i), "allocatable"), true, err));
+        RF_CALL(s_check_qty(prob, node->used, s_key(s_node(&p, i), "used"), false, err));
+        if (node->n_taints < 0 || (node->n_taints > 0 && !node->taints))
+            return rf_error_set(err, RF_EINVAL, s_key(s_node(&p, i), "taints")->b, "bad taint array");
+        if (node->n_taints > lim->max_taints)
+            return rf_error_set(err, RF_ELIMIT, s_key(s_node(&p, i), "taints")->b,
+                                "has %d taints, more than max_taints (%d)", (int)node->n_taints, (int)lim->max_taints);
+        for (int32_t t = 0; t < node->n_taints; t++) {
+            rf_taint_t *taint = &node->taints[t];
+            if (!taint->key || !taint->key[0])
+                return rf_error_set(err, RF_ESCHEMA, s_key(s_idx(s_key(s_node(&p, i), "taints"), t), "key")->b,
+                                    "must not be empty");
+            if (!taint->value)
+                taint->value = "";
+            if (taint->effect == RF_EFFECT_NONE || !s_effect_ok(taint->effect))
+                return rf_error_set(err, RF_ESCHEMA, s_key(s_idx(s_key(s_node(&p, i), "taints"), t), "effect")->b,
+                                    "must be NoSchedule, PreferNoSchedule or NoExecute");
+        }
+    }
+    return RF_OK;
+}
+
+static rf_status s_validate_bound(rf_problem_t *prob, rf_pod_set_t *ps, int32_t g, int32_t j, const rf_limits_t *lim,
+                                  rf_error_t *err)
+{
+    s_path_t p;
+    if (ps->n_bound < 0 || (ps->n_bound > 0 && !ps->bound))
+        return rf_error_set(err, RF_EINVAL, s_key(s_ps(&p, g, j), "bound")->b, "bad bound array");
+    if (ps->n_bound > lim->max_bound)
+        return rf_error_set(err, RF_ELIMIT, s_key(s_ps(&p, g, j), "bound")->b,
+                            "has %d entries, more than max_bound (%d)", (int)ps->n_bound, (int)lim->max_bound);
+    int64_t total = 0;
+    int32_t with_ranks = 0;
+    for (int32_t b = 0; b < ps->n_bound; b++) {
+        const rf_bound_t *bd = &ps->bound[b];
+        if (bd->node < 0 || bd->node >= prob->n_nodes)
+            return rf_error_set(err, RF_ESCHEMA, s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "node")->b,
+                                "node index %d is not a node", (int)bd->node);
+        for (int32_t k = 0; k < b; k++)
+            if (ps->bound[k].node == bd->node)
+                return rf_error_set(err, RF_ESCHEMA, s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "node")->b,
+                                    "node \"%.200s\" is already listed in bound[%d]", prob->nodes[bd->node].name,
+                                    (int)k);
+        if (bd->count <= 0)
+            return rf_error_set(err, RF_ESCHEMA, s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "count")->b,
+                                "must be > 0");
+        total += bd->count;
+        if (bd->ranks)
+            with_ranks++;
+        for (int32_t r = 0; bd->ranks && r < bd->count; r++)
+            if (bd->ranks[r] < 0 || bd->ranks[r] >= ps->count)
+                return rf_error_set(err, RF_ESCHEMA,
+                                    s_idx(s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "ranks"), r)->b,
+                                    "rank %d is out of range: the pod set's ranks are 0 to %lld", (int)bd->ranks[r],
+                                    (long long)ps->count - 1);
+    }
+    if (total > ps->count)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "bound")->b,
+                            "lists %lld bound pods, more than count (%lld)", (long long)total, (long long)ps->count);
+    ps->n_bound_pods = total;
+    if (with_ranks == 0)
+        return RF_OK;
+    if (with_ranks != ps->n_bound)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "bound")->b,
+                            "either every entry gives its ranks or none does");
+    /* Ranks are distinct across the whole pod set: sort (rank, position). */
+    int32_t *all = malloc((size_t)total * 2 * sizeof *all);
+    if (!all)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    int64_t k = 0;
+    for (int32_t b = 0; b < ps->n_bound; b++)
+        for (int32_t r = 0; r < ps->bound[b].count; r++, k++) {
+            all[2 * k] = ps->bound[b].ranks[r];
+            all[2 * k + 1] = (int32_t)k; /* position, to report the later one */
+        }
+    if (total > 1)
+        qsort(all, (size_t)total, 2 * sizeof *all, s_pair_cmp);
+    int64_t dup_pos = -1;
+    int32_t dup_rank = 0;
+    for (int64_t i = 1; i < total; i++)
+        if (all[2 * i] == all[2 * (i - 1)]) {
+            int32_t later = all[2 * i + 1]; /* sorted by (rank, position) */
+            if (dup_pos < 0 || later < dup_pos) {
+                dup_pos = later;
+                dup_rank = all[2 * i];
+            }
+        }
+    free(all);
+    if (dup_pos < 0)
+        return RF_OK;
+    /* Position back to (entry, rank index). */
+    int32_t b = 0;
+    while (dup_pos >= ps->bound[b].count) {
+        dup_pos -= ps->bound[b].count;
+        b++;
+    }
+    return rf_error_set(err, RF_ESCHEMA, s_idx(s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "ranks"), dup_pos)->b,
+                        "rank %d is listed twice", (int)dup_rank);
+}
+
+static rf_status s_validate_pod_set(rf_problem_t *prob, rf_gang_t *gang, int32_t g, int32_t j, const rf_limits_t *lim,
+                                    rf_error_t *err)
+{
+    s_path_t p;
+    rf_pod_set_t *ps = &gang->pod_sets[j];
+
+    if (!ps->name || !ps->name[0])
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "name")->b, "must not be empty");
+    if (!s_string_ok(ps->name, lim))
+        return rf_error_set(err, RF_ELIMIT, s_key(s_ps(&p, g, j), "name")->b, "longer than max_string (%d)",
+                            (int)lim->max_string);
+    for (int32_t k = 0; k < j; k++)
+        if (strcmp(gang->pod_sets[k].name, ps->name) == 0)
+            return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "name")->b,
+                                "duplicate name \"%.200s\" (also gangs[%d].pod_sets[%d])", ps->name, (int)g, (int)k);
+
+    /* count, min_count */
+    if (ps->count < 1)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "count")->b, "must be >= 1");
+    if (ps->count > lim->max_pods)
+        return rf_error_set(err, RF_ELIMIT, s_key(s_ps(&p, g, j), "count")->b, "%lld is more than max_pods (%lld)",
+                            (long long)ps->count, (long long)lim->max_pods);
+    if (ps->count > INT32_MAX)
+        return rf_error_set(err, RF_ELIMIT, s_key(s_ps(&p, g, j), "count")->b, "must be at most %d", INT32_MAX);
+    if (ps->min_count < 0)
+        ps->min_count = ps->count;
+    if (ps->min_count > ps->count)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "min_count")->b, "%lld is more than count (%lld)",
+                            (long long)ps->min_count, (long long)ps->count);
+
+    /* requests: pods is always 1 */
+    if (!ps->requests) {
+        ps->requests = rf_problem_alloc(prob, (size_t)prob->n_resources * sizeof(int64_t));
+        if (!ps->requests)
+            return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    if (ps->requests[RF_RES_PODS] != 0 && ps->requests[RF_RES_PODS] != 1)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_key(s_ps(&p, g, j), "requests"), "pods")->b,
+                            "is implied (every pod uses pods: 1) and must not be given");
+    ps->requests[RF_RES_PODS] = 1;
+    RF_CALL(s_check_qty(prob, ps->requests, s_key(s_ps(&p, g, j), "requests"), false, err));
+
+    RF_CALL(s_check_labels(ps->node_selector, ps->n_node_selector, s_key(s_ps(&p, g, j), "node_selector"), lim, err));
+
+    /* tolerations */
+    if (ps->n_tolerations < 0 || (ps->n_tolerations > 0 && !ps->tolerations))
+        return rf_error_set(err, RF_EINVAL, s_key(s_ps(&p, g, j), "tolerations")->b, "bad toleration array");
+    if (ps->n_tolerations > lim->max_taints)
+        return rf_error_set(err, RF_ELIMIT, s_key(s_ps(&p, g, j), "tolerations")->b,
+                            "has %d tolerations, more than max_taints (%d)", (int)ps->n_tolerations,
+                            (int)lim->max_taints);
+    for (int32_t t = 0; t < ps->n_tolerations; t++) {
+        rf_toleration_t *tol = &ps->tolerations[t];
+        s_idx(s_key(s_ps(&p, g, j), "tolerations"), t);
+        if (!tol->key)
+            tol->key = "";
+        if (!tol->value)
+            tol->value = "";
+        if (tol->op != RF_TOL_EQUAL && tol->op != RF_TOL_EXISTS)
+            return rf_error_set(err, RF_ESCHEMA, s_key(&p, "operator")->b, "must be Equal or Exists");
+        if (!s_effect_ok(tol->effect))
+            return rf_error_set(err, RF_ESCHEMA, s_key(&p, "effect")->b,
+                                "must be \"\", NoSchedule, PreferNoSchedule or NoExecute");
+        if (tol->op == RF_TOL_EXISTS && tol->value[0])
+            return rf_error_set(err, RF_ESCHEMA, s_key(&p, "value")->b, "must be empty when operator is Exists");
+        if (tol->op == RF_TOL_EQUAL && !tol->key[0])
+            return rf_error_set(err, RF_ESCHEMA, s_key(&p, "key")->b,
+                                "must not be empty when operator is Equal (use Exists to tolerate every taint)");
+    }
+
+    /* topology: at or below the gang's required level */
+    RF_CALL(
+        s_check_level_index(prob, ps->topology.required, s_key(s_key(s_ps(&p, g, j), "topology"), "required"), err));
+    RF_CALL(
+        s_check_level_index(prob, ps->topology.preferred, s_key(s_key(s_ps(&p, g, j), "topology"), "preferred"), err));
+    if (ps->topology.preferred >= 0 && ps->topology.required >= 0 && ps->topology.preferred < ps->topology.required)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_key(s_ps(&p, g, j), "topology"), "preferred")->b,
+                            "level \"%.200s\" is coarser than the required level \"%.200s\"",
+                            prob->levels[ps->topology.preferred], prob->levels[ps->topology.required]);
+    if (ps->topology.required >= 0 && gang->topology.required >= 0 && ps->topology.required < gang->topology.required)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_key(s_ps(&p, g, j), "topology"), "required")->b,
+                            "level \"%.200s\" is above the gang's required level \"%.200s\"",
+                            prob->levels[ps->topology.required], prob->levels[gang->topology.required]);
+
+    /* slice */
+    if (ps->slice.size < 0)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_key(s_ps(&p, g, j), "slice"), "size")->b, "must be > 0");
+    if (ps->slice.size > 0) {
+        s_key(s_key(s_ps(&p, g, j), "slice"), "required");
+        if (ps->slice.level < 0 || ps->slice.level >= prob->n_levels)
+            return rf_error_set(err, RF_ESCHEMA, p.b, "level index %d is not a level", (int)ps->slice.level);
+        if (gang->topology.required >= 0 && ps->slice.level < gang->topology.required)
+            return rf_error_set(err, RF_ESCHEMA, p.b, "level \"%.200s\" is above the gang's required level \"%.200s\"",
+                                prob->levels[ps->slice.level], prob->levels[gang->topology.required]);
+        if (ps->topology.required >= 0 && ps->slice.level < ps->topology.required)
+            return rf_error_set(err, RF_ESCHEMA, p.b,
+                                "level \"%.200s\" is above the pod set's required level \"%.200s\"",
+                                prob->levels[ps->slice.level], prob->levels[ps->topology.required]);
+        s_key(s_key(s_ps(&p, g, j), "slice"), "size");
+        if (ps->count % ps->slice.size != 0)
+            return rf_error_set(err, RF_ESCHEMA, p.b, "%d does not divide count (%lld)", (int)ps->slice.size,
+                                (long long)ps->count);
+        if (ps->min_count % ps->slice.size != 0)
+            return rf_error_set(err, RF_ESCHEMA, p.b, "%d does not divide min_count (%lld)", (int)ps->slice.size,
+                                (long long)ps->min_count);
+    }
+
+    return s_validate_bound(prob, ps, g, j, lim, err);
+}
+
+static rf_status s_validate_gangs(rf_problem_t *prob, const rf_limits_t *lim, rf_error_t *err)
+{
+    s_path_t p;
+    if (prob->n_gangs < 0 || (prob->n_gangs > 0 && !prob->gangs))
+        return rf_error_set(err, RF_EINVAL, s_at(&p, "gangs")->b, "bad gang array");
+    if (prob->n_gangs > lim->max_gangs)
+        return rf_error_set(err, RF_ELIMIT, s_at(&p, "gangs")->b, "has %d gangs, more than max_gangs (%d)",
+                            (int)prob->n_gangs, (int)lim->max_gangs);
+    for (int32_t g = 0; g < prob->n_gangs; g++) {
+        rf_gang_t *gang = &prob->gangs[g];
+        if (!gang->name || !gang->name[0])
+            return rf_error_set(err, RF_ESCHEMA, s_key(s_gang(&p, g), "name")->b, "must not be empty");
+        if (!s_string_ok(gang->name, lim))
+            return rf_error_set(err, RF_ELIMIT, s_key(s_gang(&p, g), "name")->b, "longer than max_string (%d)",
+                                (int)lim->max_string);
+        if (!isfinite(gang->bandwidth) || gang->bandwidth < 0)
+            return rf_error_set(err, RF_ESCHEMA, s_key(s_gang(&p, g), "bandwidth")->b, "must be a finite number >= 0");
+        RF_CALL(s_check_level_index(prob, gang->topology.required, s_key(s_key(s_gang(&p, g), "topology"), "required"),
+                                    err));
+        RF_CALL(s_check_level_index(prob, gang->topology.preferred,
+                                    s_key(s_key(s_gang(&p, g), "topology"), "preferred"), err));
+        if (gang->topology.preferred >= 0 && gang->topology.required >= 0 &&
+            gang->topology.preferred < gang->topology.required)
+            return rf_error_set(err, RF_ESCHEMA, s_key(s_key(s_gang(&p, g), "topology"), "preferred")->b,
+                                "level \"%.200s\" is coarser than the required level \"%.200s\"",
+                                prob->levels[gang->topology.preferred], prob->levels[gang->topology.required]);
+        if (gang->n_pod_sets < 1 || !gang->pod_sets)
+            return rf_error_set(err, RF_ESCHEMA, s_key(s_gang(&p, g), "pod_sets")->b, "must list at least one pod set");
+        if (gang->n_pod_sets > lim->max_pod_sets)
+            return rf_error_set(err, RF_ELIMIT, s_key(s_gang(&p, g), "pod_sets")->b,
+                                "has %d pod sets, more than max_pod_sets (%d)", (int)gang->n_pod_sets,
+                                (int)lim->max_pod_sets);
+        for (int32_t j = 0; j < gang->n_pod_sets; j++)
+            RF_CALL(s_validate_pod_set(prob, gang, g, j, lim, err));
+    }
+
+    /* gang names unique */
+    int32_t n = prob->n_gangs;
+    s_named_t *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
+    if (!tmp)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    for (int32_t g = 0; g < n; g++)
+        tmp[g] = (s_named_t){prob->gangs[g].name, g};
+    if (n > 1)
+        qsort(tmp, (size_t)n, sizeof *tmp, s_named_cmp);
+    int32_t dup = -1, first = -1;
+    for (int32_t i = 1; i < n; i++)
+        if (strcmp(tmp[i - 1].name, tmp[i].name) == 0 && (dup < 0 || tmp[i].index < dup)) {
+            dup = tmp[i].index;
+            first = tmp[i - 1].index;
+        }
+    free(tmp);
+    if (dup >= 0)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_gang(&p, dup), "name")->b,
+                            "duplicate name \"%.200s\" (also gangs[%d])", prob->gangs[dup].name, (int)first);
+    return RF_OK;
+}
+
+static rf_status s_validate_options(rf_problem_t *prob, const rf_limits_t *lim, rf_error_t *err)
+{
+    s_path_t p;
+    rf_options_t *o = &prob->options;
+    if (o->mode != RF_MODE_AUTO && o->mode != RF_MODE_GREEDY && o->mode != RF_MODE_ILP)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "options"), "mode")->b, "must be greedy, ilp or auto");
+    if (o->admission != RF_ADMIT_VALUE && o->admission != RF_ADMIT_ORDERED)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "options"), "admission")->b, "must be value or ordered");
+    if (o->time_limit_ms < 0)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "options"), "time_limit_ms")->b, "must be >= 0");
+    if (o->threads < 0)
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "options"), "threads")->b, "must be >= 0");
+    if (!o->value_resource_name)
+        o->value_resource_name = S_DEFAULT_VALUE_RESOURCE;
+    if (!o->value_resource_name[0])
+        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "options"), "value_resource")->b, "must not be empty");
+
+    /* The value resource counts only if some node or request mentions it
+     * (a column of zeros is the same as no column). */
+    o->value_resource = -1;
+    int32_t r = -1;
+    for (int32_t i = 0; i < prob->n_resources; i++)
+        if (strcmp(prob->resources[i], o->value_resource_name) == 0)
+            r = i;
+    if (r < 0)
+        return RF_OK;
+    if (r == RF_RES_PODS) {
+        o->value_resource = r;
+        return RF_OK;
+    }
+    for (int32_t i = 0; i < prob->n_nodes && o->value_resource < 0; i++)
+        if (prob->nodes[i].allocatable[r] || prob->nodes[i].used[r])
+            o->value_resource = r;
+    for (int32_t g = 0; g < prob->n_gangs && o->value_resource < 0; g++)
+        for (int32_t j = 0; j < prob->gangs[g].n_pod_sets; j++)
+            if (prob->gangs[g].pod_sets[j].requests[r])
+                o->value_resource = r;
+    return RF_OK;
+}
+
+rf_status rf_problem_validate(rf_problem_t *problem, const rf_limits_t *limits, rf_error_t *err)
+{
+    rf_limits_t defaults;
+    if (!limits) {
+        rf_limits_default(&defaults);
+        limits = &defaults;
+    }
+    if (!problem || !problem->arena)
+        return rf_error_set(err, RF_EINVAL, "", "no problem");
+    RF_CALL(s_validate_cluster(problem, limits, err));
+    RF_CALL(s_validate_gangs(problem, limits, err));
+    RF_CALL(s_validate_options(problem, limits, err));
+    return RF_OK;
+}

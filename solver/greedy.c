@@ -35,11 +35,11 @@
 #include "strategy.h"
 #include "tree.h"
 
-#define S_BUCKETS 256           /* cnt values with a bucket of their own; more go to overflow */
-#define S_FIT_CAP (1 << 24)     /* pods of one shape on one node are capped here */
-#define S_CANDIDATES 3          /* best-fitting anchors tried per level */
-#define S_SCAN 256              /* domains examined per candidate query */
-#define S_EPS 1e-9
+#define S_BUCKETS    256       /* cnt values with a bucket of their own; more go to overflow */
+#define S_FIT_CAP    (1 << 24) /* pods of one shape on one node are capped here */
+#define S_CANDIDATES 3         /* best-fitting anchors tried per level */
+#define S_SCAN       256       /* domains examined per candidate query */
+#define S_EPS        1e-9
 
 enum { S_KUEUE = 0, S_NODES = 1 };
 
@@ -56,13 +56,13 @@ typedef struct {
 typedef struct {
     const int64_t *req; /* [R], borrowed from a pod set */
     int32_t elig;
-    int32_t *fit;     /* [N] */
-    int64_t *cnt;     /* [D] */
-    int32_t *maxfit;  /* [D] */
-    int32_t *bnext;   /* [D] bucket links, -1 ends */
-    int32_t *bprev;   /* [D] */
-    int32_t *bucket;  /* [D] -1: in no bucket (cnt == 0) */
-    int32_t *head;    /* [L * (S_BUCKETS + 1)] */
+    int32_t *fit;                   /* [N] */
+    int64_t *cnt;                   /* [D] */
+    int32_t *maxfit;                /* [D] */
+    int32_t *bnext;                 /* [D] bucket links, -1 ends */
+    int32_t *bprev;                 /* [D] */
+    int32_t *bucket;                /* [D] -1: in no bucket (cnt == 0) */
+    int32_t *head;                  /* [L * (S_BUCKETS + 1)] */
     int64_t maxcnt0[RF_MAX_LEVELS]; /* largest cnt per level before any placement */
 } s_shape_t;
 
@@ -342,8 +342,8 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
                 c->n_eligs++;
             }
             int32_t s = 0;
-            while (s < c->n_shapes &&
-                   !(c->shapes[s].elig == e && memcmp(c->shapes[s].req, ps->requests, (size_t)R * sizeof(int64_t)) == 0))
+            while (s < c->n_shapes && !(c->shapes[s].elig == e &&
+                                        memcmp(c->shapes[s].req, ps->requests, (size_t)R * sizeof(int64_t)) == 0))
                 s++;
             if (s == c->n_shapes) {
                 c->shapes[s].req = ps->requests;
@@ -461,7 +461,8 @@ static bool s_save_best(s_ctx_t *c, int32_t n_ps)
         c->best = p;
         c->best_cap = c->cur_len;
     }
-    memcpy(c->best, c->cur, (size_t)c->cur_len * sizeof *c->cur);
+    if (c->cur_len > 0)
+        memcpy(c->best, c->cur, (size_t)c->cur_len * sizeof *c->cur);
     c->best_len = c->cur_len;
     memcpy(c->best_off, c->cur_off, sizeof(int64_t) * (size_t)(n_ps + 1));
     return true;
@@ -524,7 +525,8 @@ static bool s_descend(s_ctx_t *c, const s_psv_t *v, int32_t d, int64_t k, int st
         for (int32_t i = t->node_start[d]; i < t->node_end[d]; i++) {
             int32_t n = t->node_order[i];
             int32_t f = sh->fit[n];
-            if (f > 0 && (c->nstamp[n] != c->nstamp_now || (c->cur_len > c->cur_base && c->cur[c->cur_len - 1].node == n)))
+            if (f > 0 &&
+                (c->nstamp[n] != c->nstamp_now || (c->cur_len > c->cur_base && c->cur[c->cur_len - 1].node == n)))
                 c->leaf_scratch[m++] = (s_pl_t){n, f};
         }
         if (m > 1)
@@ -757,6 +759,7 @@ static bool s_place_sliced_bound(s_ctx_t *c, const s_gang_t *gv, int32_t p, int3
             }
         }
         int64_t mark = c->cur_len;
+        c->cur_base = mark; /* no merging into the previous group's entries */
         inner.slice = 1;
         ok = c->shapes[v->shape].cnt[gdom[j]] >= gneed[j] && s_descend(c, &inner, gdom[j], gneed[j], strategy);
         for (int64_t i = mark; ok && i < c->cur_len; i++) {
@@ -768,6 +771,7 @@ static bool s_place_sliced_bound(s_ctx_t *c, const s_gang_t *gv, int32_t p, int3
         }
     }
     int64_t free_mark = c->cur_len;
+    c->cur_base = free_mark;
     if (ok && free_groups > 0) {
         inner = *v;
         ok = s_descend(c, &inner, anchor, free_groups * v->slice, strategy);
@@ -801,6 +805,7 @@ static bool s_place_sliced_bound(s_ctx_t *c, const s_gang_t *gv, int32_t p, int3
             }
         }
         c->cur_len = start;
+        c->cur_base = start;
         if (++c->nstamp_now == 0) {
             memset(c->nstamp, 0, (size_t)c->N * sizeof *c->nstamp);
             c->nstamp_now = 1;
@@ -818,6 +823,7 @@ static bool s_place_sliced_bound(s_ctx_t *c, const s_gang_t *gv, int32_t p, int3
     }
     if (!ok)
         c->cur_len = start;
+    c->cur_base = start;
     free(held);
     free(gdom);
     free(gneed);
@@ -1062,6 +1068,37 @@ static bool s_gang_view(s_ctx_t *c, int32_t gi, s_gang_t *gv)
             }
         }
     }
+    /* bound pods of a sliced pod set that share a slice must share its domain */
+    for (int32_t p = 0; p < g->n_pod_sets; p++) {
+        const rf_pod_set_t *ps = &g->pod_sets[p];
+        if (ps->slice.size <= 1 || ps->n_bound == 0)
+            continue;
+        int32_t *held = malloc((size_t)ps->count * sizeof *held);
+        if (!held) {
+            c->failed_alloc = true;
+            return false;
+        }
+        s_bound_ranks(ps, held, ps->count);
+        for (int64_t j = 0; j < ps->count / ps->slice.size && !gv->bound_breaks; j++) {
+            int32_t dom = -1;
+            for (int64_t r = j * ps->slice.size; r < (j + 1) * ps->slice.size; r++) {
+                if (held[r] < 0)
+                    continue;
+                int32_t d = rf__tree_node_dom(&c->tree, held[r], ps->slice.level);
+                if (d < 0 || (dom >= 0 && d != dom)) {
+                    snprintf(gv->bound_why, sizeof gv->bound_why,
+                             "%s: bound pods of pod set %s already split slice %lld (ranks %lld-%lld) across domains",
+                             c->pb->levels[ps->slice.level], ps->name, (long long)j, (long long)(j * ps->slice.size),
+                             (long long)((j + 1) * ps->slice.size - 1));
+                    gv->bound_breaks = true;
+                }
+                dom = d;
+            }
+        }
+        free(held);
+        if (gv->bound_breaks)
+            return false;
+    }
     /* the gang's forced domains bind every pod set */
     for (int32_t p = 0; p < g->n_pod_sets; p++)
         for (int32_t l = 0; l <= gv->gang_level; l++)
@@ -1173,13 +1210,14 @@ static void s_explain(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
         const char *rname = why.resource >= 0 ? pb->resources[why.resource] : NULL;
         if (lvl >= 0) {
             why.level = lvl;
-            rf_answer_reject(ans, gv->gang, why, "%s: the best domain (%s) fits %lld of %lld new pods of pod set %s%s%s",
-                             pb->levels[lvl], best_d >= 0 ? s_domain_name(c, best_d) : "none", (long long)best_fit,
-                             (long long)v->target, g->pod_sets[p].name, rname ? ", short of " : "", rname ? rname : "");
+            rf_answer_reject(ans, gv->gang, why,
+                             "%s: the best domain (%s) fits %lld of %lld new pods of pod set %s%s%s", pb->levels[lvl],
+                             best_d >= 0 ? s_domain_name(c, best_d) : "none", (long long)best_fit, (long long)v->target,
+                             g->pod_sets[p].name, rname ? ", short of " : "", rname ? rname : "");
         } else {
             rf_answer_reject(ans, gv->gang, why, "the cluster fits %lld of %lld new pods of pod set %s%s%s",
-                             (long long)best_fit, (long long)v->target, g->pod_sets[p].name,
-                             rname ? ", short of " : "", rname ? rname : "");
+                             (long long)best_fit, (long long)v->target, g->pod_sets[p].name, rname ? ", short of " : "",
+                             rname ? rname : "");
         }
         return;
     }
@@ -1195,8 +1233,7 @@ static void s_explain(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
             return;
         }
     why.level = gv->gang_level;
-    rf_answer_reject(ans, gv->gang, why,
-                     "the pod sets fit one at a time but not together%s%s",
+    rf_answer_reject(ans, gv->gang, why, "the pod sets fit one at a time but not together%s%s",
                      gv->gang_level >= 0 ? " inside one domain of " : "",
                      gv->gang_level >= 0 ? pb->levels[gv->gang_level] : "");
 }
@@ -1347,8 +1384,7 @@ static double s_gang_bound(const s_ctx_t *c, int32_t gi)
     return g->bandwidth * lb;
 }
 
-static rf_status s_greedy_solve(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans,
-                                rf_error_t *err)
+static rf_status s_greedy_solve(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans, rf_error_t *err)
 {
     (void)opts;
     s_ctx_t c;

@@ -22,16 +22,16 @@
 
 typedef struct {
     int32_t n_levels;
-    int32_t n_nodes;   /* all nodes of the problem */
-    int32_t n_domains; /* over all levels */
+    int32_t n_nodes;                        /* all nodes of the problem */
+    int32_t n_domains;                      /* over all levels */
     int32_t level_start[RF_MAX_LEVELS + 1]; /* level l: [level_start[l], level_start[l+1]) */
-    int32_t *level;       /* [n_domains] */
-    int32_t *parent;      /* [n_domains], -1 at level 0 */
-    int32_t *child_start; /* [n_domains] */
-    int32_t *n_children;  /* [n_domains] */
-    int32_t *node_start;  /* [n_domains] */
-    int32_t *node_end;    /* [n_domains] */
-    int32_t *node_order;  /* [n_in_tree] node indices in tree order */
+    int32_t *level;                         /* [n_domains] */
+    int32_t *parent;                        /* [n_domains], -1 at level 0 */
+    int32_t *child_start;                   /* [n_domains] */
+    int32_t *n_children;                    /* [n_domains] */
+    int32_t *node_start;                    /* [n_domains] */
+    int32_t *node_end;                      /* [n_domains] */
+    int32_t *node_order;                    /* [n_in_tree] node indices in tree order */
     int32_t n_in_tree;
     int32_t *node_dom; /* [n_nodes * n_levels], -1 when the node is not in the tree */
 } rf__tree_t;

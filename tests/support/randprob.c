@@ -1,0 +1,220 @@
+/* tests/support/randprob.c: random small problems as JSON (see randprob.h). */
+#include "randprob.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+} s_buf_t;
+
+static void s_put(s_buf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = b->cap * 2 + (size_t)n + 64;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s)
+            abort();
+    }
+}
+
+static uint64_t s_next(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static int s_rand(uint64_t *x, int lo, int hi) /* inclusive */
+{
+    return lo + (int)(s_next(x) % (uint64_t)(hi - lo + 1));
+}
+
+void rf_randprob_default(rf_randprob_opts_t *opts)
+{
+    opts->max_nodes = 8;
+    opts->max_gangs = 5;
+    opts->max_pods = 6;
+    opts->max_pod_sets = 2;
+    opts->bound_percent = 15;
+}
+
+char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *o)
+{
+    uint64_t x = seed * 7919 + 17;
+    s_buf_t b = {malloc(4096), 0, 4096};
+    if (!b.s)
+        abort();
+    int n_levels = s_rand(&x, 1, 3);
+    bool hostname = s_rand(&x, 0, 3) > 0;
+    const char *lv[3];
+    int nl = 0;
+    if (n_levels >= 3)
+        lv[nl++] = "example.com/block";
+    if (n_levels >= 2 || !hostname)
+        lv[nl++] = "example.com/rack";
+    if (hostname)
+        lv[nl++] = "kubernetes.io/hostname";
+    int N = s_rand(&x, 2, o->max_nodes > 64 ? 64 : o->max_nodes);
+    int gpu_cap[64], gpu_used[64], cpu_cap[64], cpu_used[64], rack[64], block[64];
+    bool has_taint[64];
+    s_put(&b, "{\"cluster\":{\"levels\":[");
+    for (int l = 0; l < nl; l++)
+        s_put(&b, "%s\"%s\"", l ? "," : "", lv[l]);
+    s_put(&b, "]");
+    if (s_rand(&x, 0, 2) == 0) {
+        s_put(&b, ",\"level_costs\":[");
+        for (int l = 0; l < nl; l++)
+            s_put(&b, "%s%d", l ? "," : "", s_rand(&x, 0, 5) * (nl - l));
+        s_put(&b, "]");
+    }
+    s_put(&b, ",\"nodes\":[");
+    int racks = s_rand(&x, 1, 3 + N / 8);
+    for (int n = 0; n < N; n++) {
+        gpu_cap[n] = s_rand(&x, 0, 2) ? 4 : s_rand(&x, 1, 8);
+        gpu_used[n] = s_rand(&x, 0, 2) ? 0 : s_rand(&x, 0, gpu_cap[n]);
+        cpu_cap[n] = s_rand(&x, 4, 16);
+        cpu_used[n] = 0;
+        rack[n] = s_rand(&x, 0, racks - 1);
+        block[n] = rack[n] % 2;
+        has_taint[n] = s_rand(&x, 0, 6) == 0;
+    }
+    /* bound pods are decided with the gangs but must be in `used`: draw
+     * gangs first into a small table */
+    int G = s_rand(&x, 1, o->max_gangs);
+    struct {
+        int n_ps, prio, req_level, bw;
+        struct {
+            int count, min, gpu, cpu, slice, slice_level, ps_level, sel, tol;
+            int bound_node[4], bound_count[4], n_bound, ranks;
+        } ps[4];
+    } g[16];
+    if (G > 16)
+        G = 16;
+    for (int i = 0; i < G; i++) {
+        g[i].n_ps = s_rand(&x, 1, o->max_pod_sets > 4 ? 4 : o->max_pod_sets);
+        g[i].prio = s_rand(&x, 0, 3) == 0 ? 1 : 0;
+        g[i].req_level = s_rand(&x, 0, 2) == 0 ? s_rand(&x, 0, nl - 1) : -1;
+        g[i].bw = s_rand(&x, 1, 2);
+        for (int p = 0; p < g[i].n_ps; p++) {
+            __typeof__(g[i].ps[0]) *ps = &g[i].ps[p];
+            memset(ps, 0, sizeof *ps);
+            ps->slice = s_rand(&x, 0, 4) == 0 ? 2 : 1;
+            int c = s_rand(&x, 1, o->max_pods);
+            if (ps->slice > 1)
+                c = (c + 1) / 2 * 2;
+            ps->count = c;
+            ps->min = s_rand(&x, 0, 2) == 0 ? s_rand(&x, 0, c) : c;
+            if (ps->slice > 1)
+                ps->min = ps->min / 2 * 2;
+            ps->gpu = s_rand(&x, 0, 3) == 0 ? 0 : s_rand(&x, 1, 4);
+            ps->cpu = s_rand(&x, 0, 3);
+            ps->slice_level = s_rand(&x, g[i].req_level < 0 ? 0 : g[i].req_level, nl - 1);
+            ps->ps_level = s_rand(&x, 0, 3) == 0 ? s_rand(&x, g[i].req_level < 0 ? 0 : g[i].req_level, nl - 1) : -1;
+            if (ps->slice > 1 && ps->ps_level > ps->slice_level)
+                ps->slice_level = ps->ps_level;
+            ps->sel = s_rand(&x, 0, 5) == 0;
+            ps->tol = s_rand(&x, 0, 2) == 0;
+            if (s_rand(&x, 0, 99) < o->bound_percent) {
+                int left = s_rand(&x, 1, c);
+                ps->ranks = s_rand(&x, 0, 1);
+                while (left > 0 && ps->n_bound < 4) {
+                    int node = s_rand(&x, 0, N - 1);
+                    bool dup = false;
+                    for (int k = 0; k < ps->n_bound; k++)
+                        dup |= ps->bound_node[k] == node;
+                    if (dup)
+                        break;
+                    int k = s_rand(&x, 1, left);
+                    ps->bound_node[ps->n_bound] = node;
+                    ps->bound_count[ps->n_bound++] = k;
+                    gpu_used[node] += k * ps->gpu;
+                    cpu_used[node] += k * ps->cpu;
+                    left -= k;
+                }
+            }
+        }
+    }
+    for (int n = 0; n < N; n++) {
+        s_put(&b, "%s{\"name\":\"n%d\",\"labels\":{", n ? "," : "", n);
+        int first = 1;
+        for (int l = 0; l < nl; l++) {
+            if (s_rand(&x, 0, 30) == 0 && strcmp(lv[l], "kubernetes.io/hostname") != 0)
+                continue; /* a node missing a level label */
+            const char *k = lv[l];
+            if (strcmp(k, "example.com/block") == 0)
+                s_put(&b, "%s\"%s\":\"b%d\"", first ? "" : ",", k, block[n]);
+            else if (strcmp(k, "example.com/rack") == 0)
+                s_put(&b, "%s\"%s\":\"r%d\"", first ? "" : ",", k, rack[n]);
+            else
+                s_put(&b, "%s\"%s\":\"n%d\"", first ? "" : ",", k, n);
+            first = 0;
+        }
+        s_put(&b, "%s\"pool\":\"%s\"}", first ? "" : ",", n % 3 ? "a" : "b");
+        s_put(&b, ",\"allocatable\":{\"nvidia.com/gpu\":%d,\"cpu\":\"%d\"%s}", gpu_cap[n], cpu_cap[n],
+              s_rand(&x, 0, 3) == 0 ? ",\"pods\":3" : "");
+        s_put(&b, ",\"used\":{\"nvidia.com/gpu\":%d,\"cpu\":\"%dm\"}", gpu_used[n], cpu_used[n] * 1000);
+        if (has_taint[n])
+            s_put(&b, ",\"taints\":[{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]");
+        if (s_rand(&x, 0, 9) == 0)
+            s_put(&b, ",\"unschedulable\":true");
+        s_put(&b, "}");
+    }
+    s_put(&b, "]},\"gangs\":[");
+    for (int i = 0; i < G; i++) {
+        s_put(&b, "%s{\"name\":\"g%d\",\"priority\":%d,\"bandwidth\":%d", i ? "," : "", i, g[i].prio, g[i].bw);
+        if (g[i].req_level >= 0)
+            s_put(&b, ",\"topology\":{\"required\":\"%s\"}", lv[g[i].req_level]);
+        s_put(&b, ",\"pod_sets\":[");
+        for (int p = 0; p < g[i].n_ps; p++) {
+            __typeof__(g[i].ps[0]) *ps = &g[i].ps[p];
+            s_put(&b, "%s{\"name\":\"p%d\",\"count\":%d,\"min_count\":%d,\"requests\":{", p ? "," : "", p, ps->count,
+                  ps->min);
+            s_put(&b, "\"cpu\":\"%d\"", ps->cpu);
+            if (ps->gpu)
+                s_put(&b, ",\"nvidia.com/gpu\":%d", ps->gpu);
+            s_put(&b, "}");
+            if (ps->sel)
+                s_put(&b, ",\"node_selector\":{\"pool\":\"a\"}");
+            if (ps->tol)
+                s_put(&b, ",\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Exists\"}]");
+            if (ps->slice > 1)
+                s_put(&b, ",\"slice\":{\"size\":%d,\"required\":\"%s\"}", ps->slice, lv[ps->slice_level]);
+            if (ps->ps_level >= 0)
+                s_put(&b, ",\"topology\":{\"required\":\"%s\"}", lv[ps->ps_level]);
+            if (ps->n_bound > 0) {
+                s_put(&b, ",\"bound\":[");
+                int next_rank = ps->count - 1; /* explicit ranks from the top */
+                for (int k = 0; k < ps->n_bound; k++) {
+                    s_put(&b, "%s{\"node\":\"n%d\"", k ? "," : "", ps->bound_node[k]);
+                    if (ps->ranks) {
+                        s_put(&b, ",\"ranks\":[");
+                        for (int r = 0; r < ps->bound_count[k]; r++)
+                            s_put(&b, "%s%d", r ? "," : "", next_rank--);
+                        s_put(&b, "]}");
+                    } else {
+                        s_put(&b, ",\"count\":%d}", ps->bound_count[k]);
+                    }
+                }
+                s_put(&b, "]");
+            }
+            s_put(&b, "}");
+        }
+        s_put(&b, "]}");
+    }
+    s_put(&b, "],\"options\":{\"admission\":\"%s\"}}", s_rand(&x, 0, 4) == 0 ? "ordered" : "value");
+    return b.s;
+}

@@ -1,0 +1,27 @@
+/* tests/support/randprob.h: random small placement problems for property
+ * tests (greedy, ILP, exhaustive search), as contract JSON text.
+ *
+ * The same seed gives the same text. Problems are valid by construction and
+ * exercise every feature the contract has: partly used and cordoned nodes,
+ * taints and tolerations, node selectors, several pod sets, elastic
+ * min_count, required topology at gang and pod-set level, slices, bound pods
+ * (with and without ranks), priorities, bandwidth, and both admission
+ * policies. */
+#ifndef RF_TEST_RANDPROB_H
+#define RF_TEST_RANDPROB_H
+
+#include <stdint.h>
+
+typedef struct {
+    int max_nodes;     /* 2..max_nodes nodes */
+    int max_gangs;     /* 1..max_gangs gangs */
+    int max_pods;      /* pods per pod set: 1..max_pods */
+    int max_pod_sets;  /* 1..max_pod_sets per gang */
+    int bound_percent; /* chance that a pod set has bound pods */
+} rf_randprob_opts_t;
+
+void rf_randprob_default(rf_randprob_opts_t *opts);
+/* A malloc'ed NUL-terminated JSON problem. */
+char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *opts);
+
+#endif

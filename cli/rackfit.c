@@ -365,9 +365,9 @@ static int s_is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* The index of the `]` closing the array that opens at text[i] when the
- * array holds only scalars (printed on one line), else 0. */
-static size_t s_flat_array_end(const char *text, size_t len, size_t i)
+/* The index of the `]` or `}` closing the container that opens at text[i]
+ * when it holds only scalars (printed on one line), else 0. */
+static size_t s_flat_end(const char *text, size_t len, size_t i)
 {
     int in_string = 0, escaped = 0;
     for (size_t j = i + 1; j < len; j++) {
@@ -383,7 +383,7 @@ static size_t s_flat_array_end(const char *text, size_t len, size_t i)
             in_string = 1;
         } else if (c == '[' || c == '{') {
             return 0;
-        } else if (c == ']') {
+        } else if (c == ']' || c == '}') {
             return j;
         }
     }
@@ -397,8 +397,8 @@ static void s_newline(FILE *out, int depth)
         fputs("  ", out);
 }
 
-/* Write JSON text re-indented by two spaces per level, arrays of scalars on
- * one line. Strings are copied as they are; whitespace outside strings is
+/* Write JSON text re-indented by two spaces per level, arrays and objects
+ * of scalars on one line. Strings are copied as they are; whitespace outside strings is
  * replaced. */
 static void s_write_pretty(FILE *out, const char *text, size_t len)
 {
@@ -422,7 +422,7 @@ static void s_write_pretty(FILE *out, const char *text, size_t len)
             if (c == '"')
                 in_string = 1;
             fputc(c, out);
-            if (c == ',')
+            if (c == ',' || c == ':')
                 fputc(' ', out);
             continue;
         }
@@ -443,8 +443,8 @@ static void s_write_pretty(FILE *out, const char *text, size_t len)
                 break;
             }
             fputc(c, out);
-            if (c == '[' && (flat_end = s_flat_array_end(text, len, i)) != 0) {
-                flat_end++; /* the `]` itself is printed flat too */
+            if ((flat_end = s_flat_end(text, len, i)) != 0) {
+                flat_end++; /* the closing bracket is printed flat too */
                 break;
             }
             s_newline(out, ++depth);

@@ -538,7 +538,7 @@ static rf_status s_read_gang(s_rd_t *r, const rf_doc_t *v, int32_t g)
             }
             for (uint32_t l = 0; l < x->len; l++) {
                 int s2 = s_pi(r, l);
-                int64_t d;
+                int64_t d = 0;
                 RF_CALL(s_int_in(r, &x->u.items[l], 0, INT32_MAX, &d));
                 ga->domains[l] = (int32_t)d;
                 s_pop(r, s2);
@@ -581,7 +581,7 @@ static rf_status s_read_value(s_rd_t *r, const rf_doc_t *v)
         RF_CALL(s_type(r, t, RF_DOC_ARRAY));
         if (t->len != 3)
             return s_fail(r, t, "%s", "must be [priority, units, pods]");
-        int64_t x[3];
+        int64_t x[3] = {0, 0, 0};
         for (uint32_t k = 0; k < 3; k++) {
             int s1 = s_pi(r, k);
             RF_CALL(s_int_in(r, &t->u.items[k], k == 0 ? INT64_MIN : 0, INT64_MAX, &x[k]));
@@ -606,7 +606,7 @@ static rf_status s_read_summary(s_rd_t *r, const rf_doc_t *v)
         const rf_doc_kv_t *kv = &v->u.pairs[q];
         const rf_doc_t *x = &kv->value;
         int s0 = s_pk(r, kv->key);
-        int64_t n;
+        int64_t n = 0;
         if (strcmp(kv->key, "admitted") == 0) {
             RF_CALL(s_int_in(r, x, 0, INT32_MAX, &n));
             s->admitted = (int32_t)n;
@@ -641,16 +641,12 @@ static rf_status s_read_summary(s_rd_t *r, const rf_doc_t *v)
         }
         s_pop(r, s0);
     }
-    /* counts are compared only as a pair: one alone is filled in from the
-     * gangs, which were read first */
+    /* one count alone implies the other: they add up to the gangs */
     if (has_adm || has_rej) {
-        int32_t adm = 0;
-        for (int32_t g = 0; g < r->a->n_gangs; g++)
-            adm += r->a->gangs[g].admitted;
         if (!has_adm)
-            s->admitted = adm;
+            s->admitted = r->a->n_gangs - s->rejected;
         if (!has_rej)
-            s->rejected = r->a->n_gangs - adm;
+            s->rejected = r->a->n_gangs - s->admitted;
         s->has_counts = true;
     }
     return RF_OK;

@@ -1437,7 +1437,11 @@ static rf_status s_greedy_solve(const rf_problem_t *pb, const rf_solve_opts_t *o
             blocked_prio = order[i].priority;
         }
     }
-    rf_answer_finish(ans);
+    rc = rf_answer_finish(ans);
+    if (rc != RF_OK) {
+        rf_error_set(err, rc, "", "out of memory finishing the answer");
+        goto done;
+    }
     double bound = 0;
     bool all = true;
     for (int32_t g = 0; g < pb->n_gangs; g++) {

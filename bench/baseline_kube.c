@@ -31,7 +31,7 @@ typedef struct {
     const rf_problem_t *p;
     int32_t R;
     int32_t L;
-    int32_t res[3]; /* cpu, memory, value resource (-1 when absent) */
+    int32_t res[3];   /* cpu, memory, value resource (-1 when absent) */
     const char **val; /* [n_nodes * L] level label values, NULL when absent */
     bool *labelled;   /* [n_nodes] every level label present */
     int64_t *free;    /* [n_nodes * R] */
@@ -40,8 +40,8 @@ typedef struct {
     double *score; /* [n_nodes] */
     int32_t n_heap;
     /* the current gang's placements: per pod set lists of (node, count) */
-    int32_t *cnt;    /* [n_nodes] pods of the current pod set per node */
-    int32_t *list;   /* [n_nodes] nodes of the current pod set, in first-use order */
+    int32_t *cnt;  /* [n_nodes] pods of the current pod set per node */
+    int32_t *list; /* [n_nodes] nodes of the current pod set, in first-use order */
     int32_t n_list;
 } s_ctx_t;
 
@@ -201,7 +201,8 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *p, rf_error_t *err)
         c->labelled[n] = all;
         for (int32_t r = 0; r < c->R; r++) {
             int64_t a = node->allocatable[r], u = node->used[r];
-            c->free[(size_t)n * (size_t)c->R + (size_t)r] = a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
+            c->free[(size_t)n * (size_t)c->R + (size_t)r] =
+                a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
         }
     }
     return RF_OK;
@@ -254,15 +255,40 @@ static int64_t s_place_pods(s_ctx_t *c, const rf_pod_set_t *ps, int64_t want)
     return placed;
 }
 
-static const rf_problem_t *s_queue_problem; /* qsort context, set only around the call */
+/* Queue order: priority descending, then problem order (no qsort context needed). */
+typedef struct {
+    int64_t priority;
+    int32_t index;
+} s_queued_t;
 
 static int s_cmp_queue(const void *a, const void *b)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    int64_t px = s_queue_problem->gangs[x].priority, py = s_queue_problem->gangs[y].priority;
-    if (px != py)
-        return px > py ? -1 : 1;
-    return (x > y) - (x < y);
+    const s_queued_t *x = a, *y = b;
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The gangs' indices in queue order, malloc'ed; NULL on ENOMEM. */
+static int32_t *s_queue(const rf_problem_t *p)
+{
+    size_t n = p->n_gangs > 0 ? (size_t)p->n_gangs : 1;
+    s_queued_t *q = malloc(n * sizeof(*q));
+    int32_t *out = malloc(n * sizeof(*out));
+    if (!q || !out) {
+        free(q);
+        free(out);
+        return NULL;
+    }
+    for (int32_t i = 0; i < p->n_gangs; i++) {
+        q[i].priority = p->gangs[i].priority;
+        q[i].index = i;
+    }
+    qsort(q, (size_t)p->n_gangs, sizeof(*q), s_cmp_queue);
+    for (int32_t i = 0; i < p->n_gangs; i++)
+        out[i] = q[i].index;
+    free(q);
+    return out;
 }
 
 typedef struct {
@@ -359,18 +385,13 @@ rf_status bench_kube_run(const rf_problem_t *problem, rf_answer_t *answer, bench
     for (int32_t i = 0; i < problem->n_gangs; i++)
         if (problem->gangs[i].n_pod_sets > max_ps)
             max_ps = problem->gangs[i].n_pod_sets;
-    queue = malloc((size_t)(problem->n_gangs ? problem->n_gangs : 1) * sizeof(int32_t));
+    queue = s_queue(problem);
     lists = calloc((size_t)max_ps, sizeof(*lists));
     placed = calloc((size_t)max_ps, sizeof(*placed));
     if (!queue || !lists || !placed) {
         st = rf_error_set(err, RF_ENOMEM, "", "kube: out of memory");
         goto done;
     }
-    for (int32_t i = 0; i < problem->n_gangs; i++)
-        queue[i] = i;
-    s_queue_problem = problem;
-    qsort(queue, (size_t)problem->n_gangs, sizeof(int32_t), s_cmp_queue);
-    s_queue_problem = NULL;
 
     int32_t vr = problem->options.value_resource;
     for (int32_t qi = 0; qi < problem->n_gangs; qi++) {
@@ -457,6 +478,7 @@ rf_status bench_kube_run(const rf_problem_t *problem, rf_answer_t *answer, bench
         }
     }
     rf_answer_finish(answer);
+    answer->summary.mode_used = "kube";
     if (stats)
         *stats = ks;
 done:

@@ -38,7 +38,7 @@
 /* ---- data structures ------------------------------------------------------------------------------------------- */
 
 typedef struct {
-    int32_t start, end;           /* positions in `order` */
+    int32_t start, end;             /* positions in `order` */
     int32_t child_first, child_end; /* domain ids at the next level (unused at the last) */
 } s_dom_t;
 
@@ -52,9 +52,9 @@ typedef struct {
     int32_t L;
     int32_t R;
     int32_t n_sorted;
-    int32_t *order;       /* [n_sorted] nodes with every level label, by path */
-    int32_t *pos;         /* [n_nodes] position in order, or -1 */
-    const char **val;     /* [n_nodes * L] level label values (NULL when absent) */
+    int32_t *order;   /* [n_sorted] nodes with every level label, by path */
+    int32_t *pos;     /* [n_nodes] position in order, or -1 */
+    const char **val; /* [n_nodes * L] level label values (NULL when absent) */
     int32_t n_dom[RF_MAX_LEVELS];
     s_dom_t *dom[RF_MAX_LEVELS];
     int32_t *domid[RF_MAX_LEVELS]; /* [n_sorted] domain id of each position, per level */
@@ -62,8 +62,9 @@ typedef struct {
     int64_t *fit;                  /* [n_nodes] pods of the current pod set per node */
     int64_t *cap[RF_MAX_LEVELS];   /* [n_dom[l]] capacity in level units (see the header) */
     int64_t cap_root;
-    int32_t slice_size;  /* current pod set: s (1 when no slice) */
-    int32_t slice_level; /* current pod set: S (L-1 when no slice) */
+    const rf_pod_set_t *caps_ps; /* whose capacities c->cap holds; NULL once free capacity changed */
+    int32_t slice_size;          /* current pod set: s (1 when no slice) */
+    int32_t slice_level;         /* current pod set: S (L-1 when no slice) */
     /* tentative placements of the current gang */
     s_emit_t *emit;
     int32_t n_emit, cap_emit;
@@ -147,18 +148,22 @@ static int64_t s_node_fit(const s_ctx_t *c, int32_t n, const rf_pod_set_t *ps)
     return f;
 }
 
-static const s_ctx_t *s_sort_ctx; /* qsort has no context argument; set only around the qsort call */
+/* Sorting nodes by their path of level values: each item carries its values. */
+typedef struct {
+    const char *const *val; /* L values */
+    int32_t L;
+    int32_t node;
+} s_path_t;
 
 static int s_cmp_path(const void *a, const void *b)
 {
-    const s_ctx_t *c = s_sort_ctx;
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    for (int32_t l = 0; l < c->L; l++) {
-        int k = strcmp(c->val[(size_t)x * (size_t)c->L + (size_t)l], c->val[(size_t)y * (size_t)c->L + (size_t)l]);
+    const s_path_t *x = a, *y = b;
+    for (int32_t l = 0; l < x->L; l++) {
+        int k = strcmp(x->val[l], y->val[l]);
         if (k)
             return k;
     }
-    return (x > y) - (x < y);
+    return (x->node > y->node) - (x->node < y->node);
 }
 
 static void s_ctx_fini(s_ctx_t *c)
@@ -208,12 +213,22 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *p, rf_error_t *err)
             c->order[c->n_sorted++] = n;
         for (int32_t r = 0; r < c->R; r++) {
             int64_t a = node->allocatable[r], u = node->used[r];
-            c->free[(size_t)n * (size_t)c->R + (size_t)r] = a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
+            c->free[(size_t)n * (size_t)c->R + (size_t)r] =
+                a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
         }
     }
-    s_sort_ctx = c;
-    qsort(c->order, (size_t)c->n_sorted, sizeof(int32_t), s_cmp_path);
-    s_sort_ctx = NULL;
+    s_path_t *paths = malloc((size_t)(c->n_sorted ? c->n_sorted : 1) * sizeof(*paths));
+    if (!paths)
+        return rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
+    for (int32_t i = 0; i < c->n_sorted; i++) {
+        paths[i].val = &c->val[(size_t)c->order[i] * (size_t)c->L];
+        paths[i].L = c->L;
+        paths[i].node = c->order[i];
+    }
+    qsort(paths, (size_t)c->n_sorted, sizeof(*paths), s_cmp_path);
+    for (int32_t i = 0; i < c->n_sorted; i++)
+        c->order[i] = paths[i].node;
+    free(paths);
     for (int32_t i = 0; i < c->n_sorted; i++)
         c->pos[c->order[i]] = i;
 
@@ -252,6 +267,7 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *p, rf_error_t *err)
 static void s_caps(s_ctx_t *c, const rf_pod_set_t *ps)
 {
     c->cur = ps;
+    c->caps_ps = ps;
     c->slice_size = ps->slice.size > 0 ? ps->slice.size : 1;
     c->slice_level = ps->slice.size > 0 ? ps->slice.level : c->L - 1;
     for (int32_t n = 0; n < c->p->n_nodes; n++)
@@ -307,6 +323,7 @@ static rf_status s_emit(s_ctx_t *c, int32_t node, int64_t count)
     c->emit[c->n_emit].count = (int32_t)count;
     c->emit_ps[c->n_emit] = c->cur_ps;
     c->n_emit++;
+    c->caps_ps = NULL;
     int64_t *fr = &c->free[(size_t)node * (size_t)c->R];
     for (int32_t r = 0; r < c->R; r++)
         if (fr[r] != RF_QTY_UNLIMITED)
@@ -421,7 +438,9 @@ static rf_status s_place_pod_set(s_ctx_t *c, const rf_gang_t *g, int32_t j, int3
     if (pods <= 0)
         return RF_OK;
     c->cur_ps = j;
-    s_caps(c, ps);
+    if (c->caps_ps != ps)
+        s_caps(c, ps);
+    c->cur = ps;
     int32_t lp = ps->topology.required;
     if (lp > l) {
         int64_t need = s_units(c, lp, pods);
@@ -449,6 +468,8 @@ static rf_status s_place_pod_set(s_ctx_t *c, const rf_gang_t *g, int32_t j, int3
 /* The undo of s_emit for entries of several pod sets. */
 static void s_undo(s_ctx_t *c, const rf_gang_t *g, int32_t mark)
 {
+    if (c->n_emit > mark)
+        c->caps_ps = NULL;
     while (c->n_emit > mark) {
         c->n_emit--;
         const s_emit_t *e = &c->emit[c->n_emit];
@@ -490,7 +511,8 @@ static rf_status s_try(s_ctx_t *c, const rf_gang_t *g, const int64_t *want, int3
     *ok = false;
     for (int32_t l = lo; l >= hi && !*ok; l--) {
         c->cur_ps = primary;
-        s_caps(c, pp);
+        if (c->caps_ps != pp)
+            s_caps(c, pp);
         int64_t need = s_units(c, l, want[primary]);
         int32_t n = 0;
         free(cand);
@@ -543,15 +565,40 @@ done:
     return st;
 }
 
-static const rf_problem_t *s_queue_problem; /* qsort context, set only around the call */
+/* Queue order: priority descending, then problem order (no qsort context needed). */
+typedef struct {
+    int64_t priority;
+    int32_t index;
+} s_queued_t;
 
 static int s_cmp_queue(const void *a, const void *b)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    int64_t px = s_queue_problem->gangs[x].priority, py = s_queue_problem->gangs[y].priority;
-    if (px != py)
-        return px > py ? -1 : 1;
-    return (x > y) - (x < y);
+    const s_queued_t *x = a, *y = b;
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The gangs' indices in queue order, malloc'ed; NULL on ENOMEM. */
+static int32_t *s_queue(const rf_problem_t *p)
+{
+    size_t n = p->n_gangs > 0 ? (size_t)p->n_gangs : 1;
+    s_queued_t *q = malloc(n * sizeof(*q));
+    int32_t *out = malloc(n * sizeof(*out));
+    if (!q || !out) {
+        free(q);
+        free(out);
+        return NULL;
+    }
+    for (int32_t i = 0; i < p->n_gangs; i++) {
+        q[i].priority = p->gangs[i].priority;
+        q[i].index = i;
+    }
+    qsort(q, (size_t)p->n_gangs, sizeof(*q), s_cmp_queue);
+    for (int32_t i = 0; i < p->n_gangs; i++)
+        out[i] = q[i].index;
+    free(q);
+    return out;
 }
 
 /* Bound pods of pod set ps already break a required level `l`? */
@@ -671,24 +718,21 @@ static rf_status s_solve(const rf_problem_t *problem, const rf_solve_opts_t *opt
     rf_status st = s_ctx_init(&c, problem, err);
     if (st != RF_OK)
         goto done;
-    queue = malloc((size_t)(problem->n_gangs ? problem->n_gangs : 1) * sizeof(int32_t));
+    queue = s_queue(problem);
     if (!queue) {
         st = rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
         goto done;
     }
-    for (int32_t i = 0; i < problem->n_gangs; i++)
-        queue[i] = i;
-    s_queue_problem = problem;
-    qsort(queue, (size_t)problem->n_gangs, sizeof(int32_t), s_cmp_queue);
-    s_queue_problem = NULL;
     for (int32_t i = 0; i < problem->n_gangs; i++) {
         st = s_gang(&c, answer, queue[i]);
         if (st != RF_OK) {
-            rf_error_set(err, st, "", "kueue: %s placing gang %s", rf_status_message(st), problem->gangs[queue[i]].name);
+            rf_error_set(err, st, "", "kueue: %s placing gang %s", rf_status_message(st),
+                         problem->gangs[queue[i]].name);
             goto done;
         }
     }
     rf_answer_finish(answer);
+    answer->summary.mode_used = "kueue";
 done:
     free(queue);
     s_ctx_fini(&c);

@@ -194,7 +194,7 @@ static int32_t s_draw_tail(s_rng_t *r, int32_t cap)
 /* ---- emit ------------------------------------------------------------------------------------------------------ */
 
 typedef struct {
-    int32_t gpus;     /* total GPUs of the job */
+    int32_t gpus; /* total GPUs of the job */
     bool tail;
 } s_job_t;
 
@@ -224,7 +224,8 @@ static rf_status s_emit(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t 
     st.gangs = o->gangs;
 
     bench_buf_printf(out, "{\n  \"cluster\": {\n");
-    bench_buf_printf(out, "    \"levels\": [\"example.com/block\", \"example.com/rack\", \"kubernetes.io/hostname\"],\n");
+    bench_buf_printf(out,
+                     "    \"levels\": [\"example.com/block\", \"example.com/rack\", \"kubernetes.io/hostname\"],\n");
     bench_buf_printf(out, "    \"level_costs\": [100, 10, 1],\n    \"nodes\": [\n");
     for (int32_t i = 0; i < f->n; i++) {
         const s_host_t *h = &f->hosts[i];
@@ -483,7 +484,7 @@ rf_status bench_gen_lingjun(const bench_gen_opts_t *opts, bench_buf_t *out, benc
 
     rf_status st = RF_OK;
     s_fabric_t f = {0};
-    char (*ips)[72] = NULL;
+    char(*ips)[72] = NULL;
     int32_t cap = 0;
     char line[512];
     long lineno = 0;
@@ -496,7 +497,7 @@ rf_status bench_gen_lingjun(const bench_gen_opts_t *opts, bench_buf_t *out, benc
         if (f.n == cap) {
             int32_t ncap = cap ? cap * 2 : 1024;
             s_host_t *h = realloc(f.hosts, (size_t)ncap * sizeof(*h));
-            char (*ip)[72] = realloc(ips, (size_t)ncap * sizeof(*ip));
+            char(*ip)[72] = realloc(ips, (size_t)ncap * sizeof(*ip));
             if (h)
                 f.hosts = h;
             if (ip)

@@ -2,7 +2,7 @@
  *
  *   rackfit-bench gen fabric  [--blocks B --racks R --hosts H] [--gangs G --seed S --load X --contention C] -o FILE
  *   rackfit-bench gen lingjun --topo topo.csv [--gangs G --seed S --load X --contention C] -o FILE
- *   rackfit-bench solve FILE... [--runs N] [--out FILE]
+ *   rackfit-bench solve FILE... [--runs N] [--out FILE] [--answers DIR]
  *   rackfit-bench run    [--models DIR] [--runs N] [--out FILE] [--skip-large]
  *   rackfit-bench report [--models DIR] [--runs N] [--out FILE] [--skip-large]
  *
@@ -47,6 +47,7 @@ typedef struct {
     int32_t n_value;
     double penalty;
     double domains[RF_MAX_LEVELS]; /* mean over admitted gangs */
+    int vs_greedy;                 /* rf_answer_compare(greedy, this): < 0 greedy better; 2: not compared */
 } s_quality_t;
 
 typedef struct {
@@ -59,6 +60,7 @@ typedef struct {
     double parse_med, parse_min, parse_max;
     bool have_greedy;
     double solve_med, solve_min, solve_max;
+    double solve_cpu_med; /* CPU time of the process during the solve, median */
     double rss_mib, arena_mib;
     s_quality_t q[S_N_STRATEGIES]; /* greedy, kueue, kube */
     bench_kube_stats_t kube;
@@ -70,6 +72,7 @@ typedef struct {
     int runs;
     const char *out;
     const char *models;
+    const char *answers; /* directory for every answer's JSON, or NULL */
     bool skip_large;
     bool pin;
     char cmdline[1024];
@@ -100,6 +103,13 @@ static void s_stats(double *v, int n, double *med, double *mn, double *mx)
     *mn = v[0];
     *mx = v[n - 1];
     *med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double s_cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static double s_rss_mib(void)
@@ -156,10 +166,29 @@ static void s_verify(const rf_problem_t *p, const rf_answer_t *a, const char *pr
     rf_check_report_fini(&rep);
 }
 
+static void s_save_answer(const s_cfg_t *cfg, const rf_answer_t *a, const char *problem, const char *strategy)
+{
+    if (!cfg->answers)
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    rf_error_t err;
+    rf_error_clear(&err);
+    if (rf_answer_to_json(a, &text, &len, &err) != RF_OK)
+        s_die(1, "%s/%s: answer to JSON: %s", problem, strategy, err.message);
+    char path[1400];
+    snprintf(path, sizeof(path), "%s/%s.%s.json", cfg->answers, problem, strategy);
+    FILE *fp = fopen(path, "wb");
+    if (!fp || fwrite(text, 1, len, fp) != len || fclose(fp) != 0)
+        s_die(1, "%s: %s", path, strerror(errno));
+    free(text);
+}
+
 static void s_quality(const rf_answer_t *a, double ms, s_quality_t *q)
 {
     memset(q, 0, sizeof(*q));
     q->ran = true;
+    q->vs_greedy = 2;
     q->ms = ms;
     q->admitted = a->summary.admitted;
     q->rejected = a->summary.rejected;
@@ -231,28 +260,36 @@ static void s_measure(const s_cfg_t *cfg, const char *name, const char *source, 
 
     /* Greedy, N times, one thread. */
     const rf_strategy_t *greedy = rf_strategy_find("greedy");
+    rf_answer_t *keep = NULL; /* the greedy's answer, to compare the baselines with */
     rf_solve_opts_t opts;
     rf_solve_opts_default(&opts);
     opts.threads = 1;
     opts.mode = RF_MODE_GREEDY;
     if (greedy) {
-        rf_answer_t *keep = NULL;
+        double *cpu = malloc((size_t)runs * sizeof(double));
+        if (!cpu)
+            s_die(1, "out of memory");
         for (int i = 0; i < runs; i++) {
             rf_answer_destroy(&keep);
             rf_error_clear(&err);
             opts.start_ms = 0;
+            double c0 = s_cpu_ms();
             double t0 = rf_now_ms();
             keep = rf_answer_new(p);
             rf_status st = keep ? greedy->solve(p, &opts, keep, &err) : RF_ENOMEM;
             t[i] = rf_now_ms() - t0;
+            cpu[i] = s_cpu_ms() - c0;
             if (st != RF_OK)
                 s_die(1, "%s: greedy failed: %s: %s", name, rf_status_code(st), err.message);
         }
         s_stats(t, runs, &res->solve_med, &res->solve_min, &res->solve_max);
+        double cmin, cmax;
+        s_stats(cpu, runs, &res->solve_cpu_med, &cmin, &cmax);
+        free(cpu);
         res->have_greedy = true;
         s_verify(p, keep, name, "greedy");
+        s_save_answer(cfg, keep, name, "greedy");
         s_quality(keep, res->solve_med, &res->q[0]);
-        rf_answer_destroy(&keep);
     } else {
         fprintf(stderr, "rackfit-bench: warning: no strategy \"greedy\" in this build\n");
     }
@@ -269,9 +306,15 @@ static void s_measure(const s_cfg_t *cfg, const char *name, const char *source, 
         if (st != RF_OK)
             s_die(1, "%s: %s failed: %s: %s", name, s_strategy_names[k], rf_status_code(st), err.message);
         s_verify(p, a, name, s_strategy_names[k]);
+        s_save_answer(cfg, a, name, s_strategy_names[k]);
         s_quality(a, ms, &res->q[k]);
+        if (keep) {
+            int cmp = rf_answer_compare(keep, a);
+            res->q[k].vs_greedy = cmp < 0 ? -1 : cmp > 0 ? 1 : 0;
+        }
         rf_answer_destroy(&a);
     }
+    rf_answer_destroy(&keep);
     /* Level names: keep short copies that outlive the problem. */
     static char level_copy[S_MAX_PROBLEMS][RF_MAX_LEVELS][64];
     static int n_copy;
@@ -359,19 +402,20 @@ static void s_machine(bench_buf_t *o, const s_cfg_t *cfg)
 static void s_tables(bench_buf_t *o, const s_result_t *r, int n)
 {
     bench_buf_printf(o, "## Speed: parse and greedy solve\n\n");
-    bench_buf_printf(o, "| problem | nodes | gangs | pods asked | GPUs free | GPUs asked | JSON | parse ms (median) | "
-                        "greedy solve ms: median [min, max] | gangs/s | peak RSS MiB | arena MiB |\n");
-    bench_buf_printf(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    bench_buf_printf(
+        o, "| problem | nodes | gangs | pods asked | GPUs free | GPUs asked | JSON | parse ms (median) | "
+           "greedy solve ms: median [min, max] | greedy CPU ms (median) | gangs/s | peak RSS MiB | arena MiB |\n");
+    bench_buf_printf(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < n; i++) {
         bench_buf_printf(o, "| %s | %d | %d | %lld | %lld | %lld | %.1f KiB | %.2f [%.2f, %.2f] | ", r[i].name,
                          (int)r[i].nodes, (int)r[i].gangs, (long long)r[i].pods, (long long)r[i].units_free,
                          (long long)r[i].units_asked, (double)r[i].bytes / 1024.0, r[i].parse_med, r[i].parse_min,
                          r[i].parse_max);
         if (r[i].have_greedy)
-            bench_buf_printf(o, "%.3f [%.3f, %.3f] | %.0f | ", r[i].solve_med, r[i].solve_min, r[i].solve_max,
-                             r[i].solve_med > 0 ? r[i].gangs / (r[i].solve_med / 1000.0) : 0.0);
+            bench_buf_printf(o, "%.3f [%.3f, %.3f] | %.3f | %.0f | ", r[i].solve_med, r[i].solve_min, r[i].solve_max,
+                             r[i].solve_cpu_med, r[i].solve_med > 0 ? r[i].gangs / (r[i].solve_med / 1000.0) : 0.0);
         else
-            bench_buf_printf(o, "not available | — | ");
+            bench_buf_printf(o, "not available | — | — | ");
         bench_buf_printf(o, "%.1f | %.2f |\n", r[i].rss_mib, r[i].arena_mib);
     }
     bench_buf_printf(o, "\nSources: ");
@@ -384,15 +428,18 @@ static void s_tables(bench_buf_t *o, const s_result_t *r, int n)
                         "distinct domains per admitted gang at each level (1 is compact). Kube's answer admits only "
                         "gangs that got every pod and keep their required topology; `partial` counts the gangs it "
                         "left partly placed, `idle GPUs` the GPUs their placed pods hold, `broken` the complete "
-                        "gangs whose spread breaks a required level or slice.\n\n");
-    bench_buf_printf(o, "| problem | strategy | ms | admitted | rejected | value per priority | total value | penalty | "
-                        "mean domains per level | partial | idle GPUs | broken |\n");
-    bench_buf_printf(o, "|---|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|\n");
+                        "gangs whose spread breaks a required level or slice. `vs greedy` compares the "
+                        "baseline's answer with the greedy's by the contract's objective (value per priority, "
+                        "highest first, then penalty), with rf_answer_compare.\n\n");
+    bench_buf_printf(o,
+                     "| problem | strategy | ms | admitted | rejected | value per priority | total value | penalty | "
+                     "mean domains per level | vs greedy | partial | idle GPUs | broken |\n");
+    bench_buf_printf(o, "|---|---|---:|---:|---:|---|---:|---:|---|---|---:|---:|---:|\n");
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < S_N_STRATEGIES; k++) {
             const s_quality_t *q = &r[i].q[k];
             if (!q->ran) {
-                bench_buf_printf(o, "| %s | %s | — | — | — | not available | — | — | — | — | — | — |\n", r[i].name,
+                bench_buf_printf(o, "| %s | %s | — | — | — | not available | — | — | — | — | — | — | — |\n", r[i].name,
                                  s_strategy_names[k]);
                 continue;
             }
@@ -407,6 +454,8 @@ static void s_tables(bench_buf_t *o, const s_result_t *r, int n)
             bench_buf_printf(o, " | %lld | %.0f | ", (long long)total, q->penalty);
             for (int32_t l = 0; l < r[i].levels; l++)
                 bench_buf_printf(o, "%s%s %.2f", l ? " · " : "", r[i].level_names[l], q->domains[l]);
+            static const char *const vs[] = {"greedy better", "equal", "baseline better", "—"};
+            bench_buf_printf(o, " | %s", vs[q->vs_greedy + 1]);
             if (k == 2)
                 bench_buf_printf(o, " | %d | %lld | %d |\n", (int)r[i].kube.partial,
                                  (long long)r[i].kube.partial_idle_units, (int)r[i].kube.broken);
@@ -462,7 +511,11 @@ static const char s_method[] =
     "bytes.\n"
     "- Baselines (bench/): `kueue`, one gang at a time in queue order, Kueue TAS-style BestFit domain and "
     "descent; `kube`, pod by pod, LeastAllocated, no gang semantics and no topology. Each runs once.\n"
-    "- Every answer is checked by `rf_check`; an infeasible answer stops the run.\n\n";
+    "- Every answer is checked by `rf_check`; an infeasible answer stops the run.\n"
+    "- `greedy CPU ms` is the process CPU time during the solve: when it is well below the wall time, other load on "
+    "the machine inflated the wall time.\n"
+    "- Regenerate: `cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release && cmake --build build-bench -j2 && "
+    "build-bench/bin/rackfit-bench report --runs 11 --out bench/RESULTS.md` (from the repository root).\n\n";
 
 static void s_emit_results(const s_cfg_t *cfg, const s_result_t *r, int n, bool full)
 {
@@ -490,15 +543,16 @@ static const char s_usage[] =
     "  rackfit-bench gen fabric  [--blocks B] [--racks R] [--hosts H] [--gangs G] [--seed S]\n"
     "                            [--load X] [--contention C] -o FILE\n"
     "  rackfit-bench gen lingjun --topo PATH/topo.csv [--gangs G] [--seed S] [--load X] [--contention C] -o FILE\n"
-    "  rackfit-bench solve FILE... [--runs N] [--out FILE] [--no-pin]\n"
-    "  rackfit-bench run    [--models DIR] [--runs N] [--out FILE] [--skip-large] [--no-pin]\n"
-    "  rackfit-bench report [--models DIR] [--runs N] [--out FILE] [--skip-large] [--no-pin]\n"
+    "  rackfit-bench solve FILE... [--runs N] [--out FILE] [--answers DIR] [--no-pin]\n"
+    "  rackfit-bench run    [--models DIR] [--runs N] [--out FILE] [--answers DIR] [--skip-large] [--no-pin]\n"
+    "  rackfit-bench report [--models DIR] [--runs N] [--out FILE] [--answers DIR] [--skip-large] [--no-pin]\n"
     "\n"
     "gen writes a problem (contract JSON); `-o -` is standard output. Defaults: fabric 16x32x32 hosts,\n"
     "1000 gangs; lingjun 200 gangs; seed 1, load 0.25, contention 1.2.\n"
     "solve/run/report time the parse and the greedy solve and compare with the kueue and kube baselines;\n"
     "run uses models/{tutorial,gpu-1024,lingjun-847}.json and a 16,384-node fabric made in memory;\n"
-    "report prints a whole RESULTS.md (method, machine, tables).\n";
+    "report prints a whole RESULTS.md (method, machine, tables); --answers DIR saves every answer as\n"
+    "DIR/<problem>.<strategy>.json (check one with `rackfit check PROBLEM ANSWER`).\n";
 
 static const char *s_arg(int argc, char **argv, int *i)
 {
@@ -591,6 +645,8 @@ static void s_parse_common(s_cfg_t *cfg, int argc, char **argv, int first, const
             cfg->out = s_arg(argc, argv, &i);
         } else if (strcmp(a, "--models") == 0) {
             cfg->models = s_arg(argc, argv, &i);
+        } else if (strcmp(a, "--answers") == 0) {
+            cfg->answers = s_arg(argc, argv, &i);
         } else if (strcmp(a, "--skip-large") == 0) {
             cfg->skip_large = true;
         } else if (strcmp(a, "--no-pin") == 0) {
@@ -686,8 +742,9 @@ static int s_suite(s_cfg_t *cfg, int argc, char **argv, bool full)
         rf_error_clear(&err);
         if (bench_gen_fabric(&o, &b, NULL, &err) != RF_OK)
             s_die(1, "gen fabric: %s", err.message);
-        s_measure(cfg, "fabric-16384", "generated in memory: `rackfit-bench gen fabric --seed 1` (16x32x32, 1000 gangs)",
-                  b.data, b.len, &res[n++]);
+        s_measure(cfg, "fabric-16384",
+                  "generated in memory: `rackfit-bench gen fabric --seed 1` (16x32x32, 1000 gangs)", b.data, b.len,
+                  &res[n++]);
         bench_buf_fini(&b);
     }
     s_emit_results(cfg, res, n, full);

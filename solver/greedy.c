@@ -29,17 +29,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "greedy.h"
 #include "rackfit/answer.h"
 #include "rackfit/quantity.h"
 #include "rackfit/solve.h"
 #include "strategy.h"
 #include "tree.h"
 
-#define S_BUCKETS    256       /* cnt values with a bucket of their own; more go to overflow */
-#define S_FIT_CAP    (1 << 24) /* pods of one shape on one node are capped here */
-#define S_CANDIDATES 3         /* best-fitting anchors tried per level */
-#define S_SCAN       256       /* domains examined per candidate query */
-#define S_EPS        1e-9
+#define RF_MAX_RESOURCES_GREEDY 256       /* resources tracked for reasons (limits allow fewer) */
+#define S_BUCKETS               256       /* cnt values with a bucket of their own; more go to overflow */
+#define S_FIT_CAP               (1 << 24) /* pods of one shape on one node are capped here */
+#define S_CANDIDATES            3         /* best-fitting anchors tried per level */
+#define S_SCAN                  256       /* domains examined per candidate query */
+#define S_BUCKET_LEVEL          1024      /* levels with more domains keep buckets; others are scanned */
+#define S_EPS                   1e-9
 
 enum { S_KUEUE = 0, S_NODES = 1 };
 
@@ -51,14 +54,18 @@ typedef struct {
 typedef struct {
     const rf_pod_set_t *ps; /* representative: node_selector and tolerations */
     uint8_t *ok;            /* [N] */
+    int32_t n_ok;           /* eligible nodes */
 } s_elig_t;
 
 typedef struct {
     const int64_t *req; /* [R], borrowed from a pod set */
     int32_t elig;
+    int32_t n_used;                 /* resources the shape requests */
+    int32_t used_res[16];           /* their indices, when n_used <= 16 */
     int32_t *fit;                   /* [N] */
     int64_t *cnt;                   /* [D] */
     int32_t *maxfit;                /* [D] */
+    int32_t *nmax;                  /* [D] children (nodes, at the leaves) whose value is maxfit */
     int32_t *bnext;                 /* [D] bucket links, -1 ends */
     int32_t *bprev;                 /* [D] */
     int32_t *bucket;                /* [D] -1: in no bucket (cnt == 0) */
@@ -87,14 +94,17 @@ typedef struct {
     const rf_problem_t *pb;
     rf__tree_t tree;
     int32_t L, N, R, D;
-    int64_t *free; /* [N * R]; RF_QTY_UNLIMITED stays so */
+    int64_t *free;                           /* [N * R]; RF_QTY_UNLIMITED stays so */
+    double *dfree;                           /* [D * R] free capacity summed per domain (limited resources only) */
+    bool unlimited[RF_MAX_RESOURCES_GREEDY]; /* some node has no limit on resource r */
     s_elig_t *eligs;
     int32_t n_eligs;
     s_shape_t *shapes;
     int32_t n_shapes;
-    int32_t *ps_shape; /* [flattened pod set] */
-    int32_t *gang_ps0; /* [n_gangs + 1] */
-    uint32_t *stamp;   /* [D] */
+    bool bucketed[RF_MAX_LEVELS]; /* levels with enough domains to keep buckets for */
+    int32_t *ps_shape;            /* [flattened pod set] */
+    int32_t *gang_ps0;            /* [n_gangs + 1] */
+    uint32_t *stamp;              /* [D] */
     uint32_t stamp_now;
     uint32_t *nstamp; /* [N] */
     uint32_t nstamp_now;
@@ -188,6 +198,19 @@ static int32_t s_fit(const s_ctx_t *c, const s_shape_t *sh, int32_t n)
         return 0;
     const int64_t *fr = &c->free[(int64_t)n * c->R];
     int64_t best = S_FIT_CAP;
+    if (sh->n_used <= 16) {
+        for (int32_t i = 0; i < sh->n_used; i++) {
+            int32_t r = sh->used_res[i];
+            if (fr[r] == RF_QTY_UNLIMITED)
+                continue;
+            if (fr[r] < sh->req[r])
+                return 0;
+            int64_t f = fr[r] / sh->req[r];
+            if (f < best)
+                best = f;
+        }
+        return (int32_t)best;
+    }
     for (int32_t r = 0; r < c->R; r++) {
         int64_t q = sh->req[r];
         if (q <= 0 || fr[r] == RF_QTY_UNLIMITED)
@@ -208,6 +231,8 @@ static int32_t s_bucket_of(int64_t cnt)
 
 static void s_bucket_move(s_ctx_t *c, s_shape_t *sh, int32_t d)
 {
+    if (!c->bucketed[c->tree.level[d]])
+        return;
     int32_t nb = s_bucket_of(sh->cnt[d]);
     int32_t ob = sh->bucket[d];
     if (nb == ob)
@@ -236,35 +261,63 @@ static void s_bucket_move(s_ctx_t *c, s_shape_t *sh, int32_t d)
 static rf_status s_shape_init(s_ctx_t *c, s_shape_t *sh)
 {
     const int32_t N = c->N, D = c->D, L = c->L;
-    sh->fit = malloc((size_t)(N + 1) * sizeof *sh->fit);
-    sh->cnt = calloc((size_t)D + 1, sizeof *sh->cnt);
-    sh->maxfit = calloc((size_t)D + 1, sizeof *sh->maxfit);
+    const rf__tree_t *t = &c->tree;
+    sh->fit = calloc((size_t)N + 1, sizeof *sh->fit);
+    sh->cnt = malloc((size_t)(D + 1) * sizeof *sh->cnt);
+    sh->maxfit = malloc((size_t)(D + 1) * sizeof *sh->maxfit);
+    sh->nmax = malloc((size_t)(D + 1) * sizeof *sh->nmax);
     sh->bnext = malloc((size_t)(D + 1) * sizeof(int32_t));
     sh->bprev = malloc((size_t)(D + 1) * sizeof(int32_t));
     sh->bucket = malloc((size_t)(D + 1) * sizeof(int32_t));
     sh->head = malloc((size_t)L * (S_BUCKETS + 1) * sizeof(int32_t));
-    if (!sh->fit || !sh->cnt || !sh->maxfit || !sh->bnext || !sh->bprev || !sh->bucket || !sh->head)
+    if (!sh->fit || !sh->cnt || !sh->maxfit || !sh->nmax || !sh->bnext || !sh->bprev || !sh->bucket || !sh->head)
         return RF_ENOMEM;
     memset(sh->head, 0xff, (size_t)L * (S_BUCKETS + 1) * sizeof(int32_t));
-    const rf__tree_t *t = &c->tree;
-    for (int32_t i = 0; i < t->n_in_tree; i++) {
-        int32_t n = t->node_order[i];
-        int32_t f = s_fit(c, sh, n);
-        sh->fit[n] = f;
-        for (int32_t l = 0; l < L; l++) {
-            int32_t d = rf__tree_node_dom(t, n, l);
-            sh->cnt[d] += f;
-            if (f > sh->maxfit[d])
-                sh->maxfit[d] = f;
+    /* leaves from their nodes, then each level from its children (contiguous) */
+    for (int32_t d = t->level_start[L - 1]; d < t->level_start[L]; d++) {
+        int64_t sum = 0;
+        int32_t m = 0, k = 0;
+        for (int32_t i = t->node_start[d]; i < t->node_end[d]; i++) {
+            int32_t n = t->node_order[i];
+            int32_t f = s_fit(c, sh, n);
+            sh->fit[n] = f;
+            sum += f;
+            k = f > m ? 1 : k + (f == m);
+            m = f > m ? f : m;
         }
+        sh->cnt[d] = sum;
+        sh->maxfit[d] = m;
+        sh->nmax[d] = k;
     }
-    for (int32_t d = D - 1; d >= 0; d--) {
-        sh->bucket[d] = -1;
-        sh->bnext[d] = sh->bprev[d] = -1;
-        s_bucket_move(c, sh, d);
-        int32_t l = t->level[d];
-        if (sh->cnt[d] > sh->maxcnt0[l])
-            sh->maxcnt0[l] = sh->cnt[d];
+    for (int32_t l = L - 2; l >= 0; l--)
+        for (int32_t d = t->level_start[l]; d < t->level_start[l + 1]; d++) {
+            int64_t sum = 0;
+            int32_t m = 0, k = 0;
+            for (int32_t ch = t->child_start[d]; ch < t->child_start[d] + t->n_children[d]; ch++) {
+                int32_t f = sh->maxfit[ch];
+                sum += sh->cnt[ch];
+                k = f > m ? 1 : k + (f == m);
+                m = f > m ? f : m;
+            }
+            sh->cnt[d] = sum;
+            sh->maxfit[d] = m;
+            sh->nmax[d] = k;
+        }
+    for (int32_t l = 0; l < L; l++) {
+        int32_t *heads = &sh->head[(int64_t)l * (S_BUCKETS + 1)];
+        for (int32_t d = t->level_start[l + 1] - 1; d >= t->level_start[l]; d--) {
+            if (sh->cnt[d] > sh->maxcnt0[l])
+                sh->maxcnt0[l] = sh->cnt[d];
+            int32_t b = c->bucketed[l] ? s_bucket_of(sh->cnt[d]) : -1;
+            sh->bucket[d] = b;
+            sh->bprev[d] = -1;
+            sh->bnext[d] = b >= 0 ? heads[b] : -1;
+            if (b >= 0) {
+                if (heads[b] >= 0)
+                    sh->bprev[heads[b]] = d;
+                heads[b] = d;
+            }
+        }
     }
     return RF_OK;
 }
@@ -274,6 +327,7 @@ static void s_shape_fini(s_shape_t *sh)
     free(sh->fit);
     free(sh->cnt);
     free(sh->maxfit);
+    free(sh->nmax);
     free(sh->bnext);
     free(sh->bprev);
     free(sh->bucket);
@@ -289,12 +343,15 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
     c->N = pb->n_nodes;
     c->R = pb->n_resources;
     c->D = c->tree.n_domains;
+    for (int32_t l = 0; l < c->L; l++)
+        c->bucketed[l] = c->tree.level_start[l + 1] - c->tree.level_start[l] > S_BUCKET_LEVEL;
     const int32_t N = c->N, R = c->R, D = c->D;
 
     int64_t n_ps = 0;
     for (int32_t g = 0; g < pb->n_gangs; g++)
         n_ps += pb->gangs[g].n_pod_sets;
     c->free = malloc((size_t)((int64_t)N * R + 1) * sizeof *c->free);
+    c->dfree = calloc((size_t)((int64_t)D * R + 1), sizeof *c->dfree);
     c->ps_shape = malloc((size_t)(n_ps + 1) * sizeof *c->ps_shape);
     c->gang_ps0 = malloc((size_t)(pb->n_gangs + 1) * sizeof *c->gang_ps0);
     c->eligs = calloc((size_t)n_ps + 1, sizeof *c->eligs);
@@ -302,7 +359,7 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
     c->stamp = calloc((size_t)D + 1, sizeof *c->stamp);
     c->nstamp = calloc((size_t)N + 1, sizeof *c->nstamp);
     c->leaf_scratch = malloc((size_t)(N + 1) * sizeof *c->leaf_scratch);
-    if (!c->free || !c->ps_shape || !c->gang_ps0 || !c->eligs || !c->shapes || !c->stamp || !c->nstamp ||
+    if (!c->free || !c->dfree || !c->ps_shape || !c->gang_ps0 || !c->eligs || !c->shapes || !c->stamp || !c->nstamp ||
         !c->leaf_scratch)
         goto oom;
     for (int32_t l = 0; l <= c->L; l++) {
@@ -319,9 +376,17 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
     for (int32_t n = 0; n < N; n++)
         for (int32_t r = 0; r < R; r++) {
             int64_t a = pb->nodes[n].allocatable[r], u = pb->nodes[n].used[r];
-            c->free[(int64_t)n * R + r] = a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
+            int64_t f = a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
+            c->free[(int64_t)n * R + r] = f;
+            if (f == RF_QTY_UNLIMITED && r < RF_MAX_RESOURCES_GREEDY)
+                c->unlimited[r] = true;
+            if (f != RF_QTY_UNLIMITED)
+                for (int32_t l = 0; l < c->L; l++) {
+                    int32_t d = rf__tree_node_dom(&c->tree, n, l);
+                    if (d >= 0)
+                        c->dfree[(int64_t)d * R + r] += (double)f;
+                }
         }
-
     /* eligibility classes and shapes, deduplicated (quadratic in distinct
      * classes only: pod sets are compared with the classes found so far) */
     int64_t k = 0;
@@ -337,8 +402,10 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
                 c->eligs[e].ok = malloc((size_t)N + 1);
                 if (!c->eligs[e].ok)
                     goto oom;
-                for (int32_t n = 0; n < N; n++)
+                for (int32_t n = 0; n < N; n++) {
                     c->eligs[e].ok[n] = s_node_eligible(c, n, ps);
+                    c->eligs[e].n_ok += c->eligs[e].ok[n];
+                }
                 c->n_eligs++;
             }
             int32_t s = 0;
@@ -348,6 +415,12 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
             if (s == c->n_shapes) {
                 c->shapes[s].req = ps->requests;
                 c->shapes[s].elig = e;
+                for (int32_t r = 0; r < R; r++)
+                    if (ps->requests[r] > 0) {
+                        if (c->shapes[s].n_used < 16)
+                            c->shapes[s].used_res[c->shapes[s].n_used] = r;
+                        c->shapes[s].n_used++;
+                    }
                 c->n_shapes++;
                 if (s_shape_init(c, &c->shapes[s]) != RF_OK)
                     goto oom;
@@ -372,6 +445,7 @@ static void s_ctx_fini(s_ctx_t *c)
     free(c->eligs);
     free(c->shapes);
     free(c->free);
+    free(c->dfree);
     free(c->ps_shape);
     free(c->gang_ps0);
     free(c->stamp);
@@ -384,24 +458,48 @@ static void s_ctx_fini(s_ctx_t *c)
 
 /* ---------------------------------------------------------------- capacity updates */
 
-static void s_refresh_max(s_ctx_t *c, s_shape_t *sh, int32_t n)
+/* Node n's fit went from `old` to sh->fit[n]: mend maxfit (and nmax, how
+ * many children hold it) up its path. A rise only raises maxima; a fall
+ * rescans a domain only when its last holder of the maximum fell. */
+static void s_refresh_max(s_ctx_t *c, s_shape_t *sh, int32_t n, int32_t old)
 {
     const rf__tree_t *t = &c->tree;
+    int32_t nv = sh->fit[n], ov = old; /* the child's value now and before */
     for (int32_t l = c->L - 1; l >= 0; l--) {
         int32_t d = rf__tree_node_dom(t, n, l);
-        int32_t m = 0;
-        if (l == c->L - 1) {
-            for (int32_t i = t->node_start[d]; i < t->node_end[d]; i++)
-                if (sh->fit[t->node_order[i]] > m)
-                    m = sh->fit[t->node_order[i]];
-        } else {
-            for (int32_t ch = t->child_start[d]; ch < t->child_start[d] + t->n_children[d]; ch++)
-                if (sh->maxfit[ch] > m)
-                    m = sh->maxfit[ch];
+        int32_t cur = sh->maxfit[d];
+        if (nv > cur) {
+            sh->maxfit[d] = nv;
+            sh->nmax[d] = 1;
+            ov = cur;
+            continue;
         }
-        if (m == sh->maxfit[d])
-            break;
+        if (nv == cur) {
+            sh->nmax[d]++;
+            return;
+        }
+        if (ov < cur)
+            return; /* the child did not hold the maximum: nothing changes */
+        if (--sh->nmax[d] > 0)
+            return; /* another child still holds it */
+        int32_t m = 0, k = 0;
+        if (l == c->L - 1) {
+            for (int32_t i = t->node_start[d]; i < t->node_end[d]; i++) {
+                int32_t f = sh->fit[t->node_order[i]];
+                k = f > m ? 1 : k + (f == m);
+                m = f > m ? f : m;
+            }
+        } else {
+            for (int32_t ch = t->child_start[d]; ch < t->child_start[d] + t->n_children[d]; ch++) {
+                int32_t f = sh->maxfit[ch];
+                k = f > m ? 1 : k + (f == m);
+                m = f > m ? f : m;
+            }
+        }
         sh->maxfit[d] = m;
+        sh->nmax[d] = k;
+        ov = cur;
+        nv = m;
     }
 }
 
@@ -410,11 +508,17 @@ static void s_apply(s_ctx_t *c, const rf_pod_set_t *ps, int32_t n, int64_t count
 {
     int64_t *fr = &c->free[(int64_t)n * c->R];
     for (int32_t r = 0; r < c->R; r++)
-        if (fr[r] != RF_QTY_UNLIMITED)
-            fr[r] -= sign * count * ps->requests[r];
+        if (fr[r] != RF_QTY_UNLIMITED && ps->requests[r] != 0) {
+            int64_t delta = sign * count * ps->requests[r];
+            fr[r] -= delta;
+            for (int32_t l = 0; l < c->L; l++)
+                c->dfree[(int64_t)rf__tree_node_dom(&c->tree, n, l) * c->R + r] -= (double)delta;
+        }
     for (int32_t s = 0; s < c->n_shapes; s++) {
         s_shape_t *sh = &c->shapes[s];
         int32_t old = sh->fit[n];
+        if (old == 0 && sign > 0)
+            continue; /* taking capacity never raises a fit */
         int32_t nf = s_fit(c, sh, n);
         if (nf == old)
             continue;
@@ -424,7 +528,7 @@ static void s_apply(s_ctx_t *c, const rf_pod_set_t *ps, int32_t n, int64_t count
             sh->cnt[d] += nf - old;
             s_bucket_move(c, sh, d);
         }
-        s_refresh_max(c, sh, n);
+        s_refresh_max(c, sh, n, old);
     }
 }
 
@@ -905,7 +1009,27 @@ static bool s_fits_better(const s_shape_t *sh, int32_t a, int32_t b)
     return sh->cnt[a] < sh->cnt[b] || (sh->cnt[a] == sh->cnt[b] && a < b);
 }
 
-/* Up to S_CANDIDATES anchors at level l, best fit first. */
+/* Keep the S_CANDIDATES best fits (with room) among domains [a, b) in out. */
+static int32_t s_topk(const s_ctx_t *c, const s_gang_t *gv, const s_shape_t *sh, int64_t need, int32_t a, int32_t b,
+                      int32_t *out)
+{
+    int32_t np = 0;
+    for (int32_t d = a; d < b; d++) {
+        if (sh->cnt[d] < need || (np == S_CANDIDATES && !s_fits_better(sh, d, out[np - 1])) || !s_anchor_room(c, gv, d))
+            continue;
+        int32_t i = np < S_CANDIDATES ? np++ : S_CANDIDATES - 1;
+        out[i] = d;
+        for (; i > 0 && s_fits_better(sh, out[i], out[i - 1]); i--) {
+            int32_t tmp = out[i - 1];
+            out[i - 1] = out[i];
+            out[i] = tmp;
+        }
+    }
+    return np;
+}
+
+/* Up to S_CANDIDATES anchors at level l, best fit first: from the buckets on
+ * levels with many domains, by a scan on the others. */
 static int32_t s_candidates(const s_ctx_t *c, const s_gang_t *gv, int32_t l, int32_t *out)
 {
     int32_t n = 0;
@@ -927,24 +1051,10 @@ static int32_t s_candidates(const s_ctx_t *c, const s_gang_t *gv, int32_t l, int
             fd = gv->v[p].forced[fl];
         int32_t a, b;
         rf__tree_range(&c->tree, fd, l, &a, &b);
-        /* best fit over the subtree: a small selection, no allocation */
-        for (int32_t k = 0; k < S_CANDIDATES; k++) {
-            int32_t pick = -1;
-            for (int32_t d = a; d < b; d++) {
-                bool used = false;
-                for (int32_t i = 0; i < n; i++)
-                    used |= out[i] == d;
-                if (used || !s_anchor_room(c, gv, d))
-                    continue;
-                if (pick < 0 || sh->cnt[d] < sh->cnt[pick])
-                    pick = d;
-            }
-            if (pick < 0)
-                break;
-            out[n++] = pick;
-        }
-        return n;
+        return s_topk(c, gv, sh, need, a, b, out);
     }
+    if (!c->bucketed[l])
+        return s_topk(c, gv, sh, need, c->tree.level_start[l], c->tree.level_start[l + 1], out);
     const int32_t *heads = &sh->head[(int64_t)l * (S_BUCKETS + 1)];
     int32_t b0 = need <= 0 ? 1 : need >= S_BUCKETS ? S_BUCKETS : (int32_t)need;
     int32_t examined = 0;
@@ -1117,33 +1227,33 @@ static const char *s_domain_name(const s_ctx_t *c, int32_t d)
     return v ? v : "?";
 }
 
-/* Which resource limits pods of pod set p under domain d (-1: cluster) most:
- * the one whose own count of fitting pods is smallest. */
-static int32_t s_blocking_resource(const s_ctx_t *c, const s_gang_t *gv, int32_t p, int32_t d, int64_t *fits)
+/* Which resource is scarcest for pod set p under domain d (-1: the cluster):
+ * the one with the least free capacity per pod requested, summed over the
+ * domain (the roll-up; per-node fragmentation is what `fits` shows). */
+static int32_t s_blocking_resource(const s_ctx_t *c, const s_gang_t *gv, int32_t p, int32_t d, double *pods)
 {
     const rf_pod_set_t *ps = &c->pb->gangs[gv->gang].pod_sets[p];
-    const s_shape_t *sh = &c->shapes[gv->v[p].shape];
     const rf__tree_t *t = &c->tree;
-    int32_t a = d < 0 ? 0 : t->node_start[d], b = d < 0 ? t->n_in_tree : t->node_end[d];
     int32_t worst = -1;
-    int64_t worst_n = INT64_MAX;
+    double worst_n = HUGE_VAL;
     for (int32_t r = 0; r < c->R; r++) {
-        if (ps->requests[r] <= 0)
+        if (ps->requests[r] <= 0 || r >= RF_MAX_RESOURCES_GREEDY)
             continue;
-        int64_t sum = 0;
-        for (int32_t i = a; i < b; i++) {
-            int32_t n = t->node_order[i];
-            if (!c->eligs[sh->elig].ok[n])
-                continue;
-            int64_t f = c->free[(int64_t)n * c->R + r];
-            sum += f == RF_QTY_UNLIMITED ? S_FIT_CAP : f / ps->requests[r];
-        }
-        if (sum < worst_n) {
-            worst_n = sum;
+        double sum = 0;
+        if (d >= 0)
+            sum = c->dfree[(int64_t)d * c->R + r];
+        else
+            for (int32_t x = t->level_start[0]; x < t->level_start[1]; x++)
+                sum += c->dfree[(int64_t)x * c->R + r];
+        if (c->unlimited[r])
+            continue; /* some node has no limit: sums say nothing */
+        double n = sum / (double)ps->requests[r];
+        if (n < worst_n) {
+            worst_n = n;
             worst = r;
         }
     }
-    *fits = worst_n;
+    *pods = worst_n;
     return worst;
 }
 
@@ -1157,14 +1267,12 @@ static void s_explain(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
         const s_psv_t *v = &gv->v[p];
         if (v->target <= 0)
             continue;
-        const uint8_t *ok = c->eligs[c->shapes[v->shape].elig].ok;
-        int64_t n_ok = 0, cordoned = 0, unlabeled = 0;
-        for (int32_t n = 0; n < c->N; n++) {
-            n_ok += ok[n];
-            cordoned += pb->nodes[n].unschedulable;
-            unlabeled += rf__tree_node_dom(&c->tree, n, c->L - 1) < 0;
-        }
-        if (n_ok == 0) {
+        if (c->eligs[c->shapes[v->shape].elig].n_ok == 0) {
+            int64_t cordoned = 0, unlabeled = 0;
+            for (int32_t n = 0; n < c->N; n++) {
+                cordoned += pb->nodes[n].unschedulable;
+                unlabeled += rf__tree_node_dom(&c->tree, n, c->L - 1) < 0;
+            }
             why.fits = 0;
             why.needs = v->target;
             rf_answer_reject(ans, gv->gang, why,
@@ -1202,11 +1310,13 @@ static void s_explain(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
         }
         if (best_fit >= v->target)
             continue;
-        int64_t rfits = 0;
-        int32_t res = s_blocking_resource(c, gv, p, best_d, &rfits);
+        double rpods = 0;
+        int32_t res = s_blocking_resource(c, gv, p, best_d, &rpods);
         why.fits = best_fit;
         why.needs = v->target;
-        why.resource = rfits <= best_fit ? res : -1;
+        /* name the resource when it alone is short; otherwise the pods fail
+         * to fit for fragmentation or eligibility, not for a resource */
+        why.resource = rpods < (double)v->target ? res : -1;
         const char *rname = why.resource >= 0 ? pb->resources[why.resource] : NULL;
         if (lvl >= 0) {
             why.level = lvl;
@@ -1384,9 +1494,8 @@ static double s_gang_bound(const s_ctx_t *c, int32_t gi)
     return g->bandwidth * lb;
 }
 
-static rf_status s_greedy_solve(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans, rf_error_t *err)
+rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order gorder, rf_answer_t *ans, rf_error_t *err)
 {
-    (void)opts;
     s_ctx_t c;
     s_order_t *order = NULL;
     double *bounds = NULL;
@@ -1415,7 +1524,8 @@ static rf_status s_greedy_solve(const rf_problem_t *pb, const rf_solve_opts_t *o
         bounds[g] = s_gang_bound(&c, g);
     }
     bool ordered = pb->options.admission == RF_ADMIT_ORDERED;
-    qsort(order, (size_t)pb->n_gangs, sizeof *order, ordered ? s_cmp_ordered : s_cmp_value);
+    qsort(order, (size_t)pb->n_gangs, sizeof *order,
+          ordered || gorder == RF__ORDER_QUEUE ? s_cmp_ordered : s_cmp_value);
     int32_t blocked_by = -1;
     int64_t blocked_prio = 0;
     for (int32_t i = 0; i < pb->n_gangs; i++) {
@@ -1463,9 +1573,16 @@ done:
     return rc;
 }
 
+static rf_status s_greedy_strategy(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans,
+                                   rf_error_t *err)
+{
+    (void)opts;
+    return rf__greedy_solve(pb, RF__ORDER_VALUE, ans, err);
+}
+
 const rf_strategy_t rf__strategy_greedy = {
     .name = "greedy",
     .description = "gangs in priority and size order, each at the best-fitting lowest domain, lowest penalty of "
                    "Kueue's descent and a node-efficient one",
-    .solve = s_greedy_solve,
+    .solve = s_greedy_strategy,
 };

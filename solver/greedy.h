@@ -1,0 +1,20 @@
+/* solver/greedy.h: the greedy pass, for the strategies built on it (the
+ * "greedy" strategy itself, and auto and ilp, which start from it). */
+#ifndef RACKFIT_SOLVER_GREEDY_H
+#define RACKFIT_SOLVER_GREEDY_H
+
+#include "rackfit/answer.h"
+#include "rackfit/problem.h"
+
+typedef enum {
+    RF__ORDER_VALUE = 0, /* within a priority, larger gangs first */
+    RF__ORDER_QUEUE      /* within a priority, problem order */
+} rf__greedy_order;
+
+/* One greedy pass over the batch in the given order (`ordered` admission
+ * always uses problem order). Fills and finishes `ans` (fresh from
+ * rf_answer_new); sets summary.penalty_bound (a valid lower bound on the
+ * penalty of the admitted gangs), optimal and mode_used = "greedy". */
+rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order order, rf_answer_t *ans, rf_error_t *err);
+
+#endif

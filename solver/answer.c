@@ -505,22 +505,43 @@ done:
     return rc;
 }
 
+/* Gangs admitted at `priority` (for `ordered` admission: the longest
+ * prefix comes first, and admitted gangs are a prefix, so the count is the
+ * prefix's length). */
+static int32_t s_admitted_at(const rf_answer_t *a, int64_t priority)
+{
+    int32_t n = 0;
+    for (int32_t g = 0; g < a->n_gangs; g++)
+        n += a->gangs[g].admitted && a->problem->gangs[g].priority == priority;
+    return n;
+}
+
 int rf_answer_compare(const rf_answer_t *a, const rf_answer_t *b)
 {
     assert(a && b);
     const rf_summary_t *x = &a->summary, *y = &b->summary;
+    bool ordered = a->problem && a->problem->options.admission == RF_ADMIT_ORDERED && a->problem == b->problem;
     /* merge by priority, highest first; a priority missing on one side
      * counts as value (0, 0) there */
     int32_t i = 0, j = 0;
     while (i < x->n_value || j < y->n_value) {
         rf_value_t vx = {0, 0, 0}, vy = {0, 0, 0};
+        int64_t pr;
         if (j >= y->n_value || (i < x->n_value && x->value[i].priority > y->value[j].priority)) {
+            pr = x->value[i].priority;
             vx = x->value[i++];
         } else if (i >= x->n_value || y->value[j].priority > x->value[i].priority) {
+            pr = y->value[j].priority;
             vy = y->value[j++];
         } else {
+            pr = x->value[i].priority;
             vx = x->value[i++];
             vy = y->value[j++];
+        }
+        if (ordered) {
+            int32_t na = s_admitted_at(a, pr), nb = s_admitted_at(b, pr);
+            if (na != nb)
+                return na > nb ? -1 : 1;
         }
         if (vx.units != vy.units)
             return vx.units > vy.units ? -1 : 1;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eligible.h"
 #include "greedy.h"
 #include "rackfit/answer.h"
 #include "rackfit/quantity.h"
@@ -121,76 +122,6 @@ typedef struct {
 } s_ctx_t;
 
 /* ---------------------------------------------------------------- helpers */
-
-static const char *s_label(const rf_node_t *node, const char *key)
-{
-    int32_t lo = 0, hi = node->n_labels - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(node->labels[mid].key, key);
-        if (c == 0)
-            return node->labels[mid].value;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return NULL;
-}
-
-static bool s_tolerated(const rf_taint_t *t, const rf_pod_set_t *ps)
-{
-    for (int32_t i = 0; i < ps->n_tolerations; i++) {
-        const rf_toleration_t *tol = &ps->tolerations[i];
-        if (tol->effect != RF_EFFECT_NONE && tol->effect != t->effect)
-            continue;
-        bool empty_key = tol->key == NULL || tol->key[0] == '\0';
-        if (empty_key && tol->op == RF_TOL_EXISTS)
-            return true;
-        if (empty_key || strcmp(tol->key, t->key) != 0)
-            continue;
-        if (tol->op == RF_TOL_EXISTS)
-            return true;
-        if (strcmp(tol->value ? tol->value : "", t->value ? t->value : "") == 0)
-            return true;
-    }
-    return false;
-}
-
-static bool s_node_eligible(const s_ctx_t *c, int32_t n, const rf_pod_set_t *ps)
-{
-    const rf_node_t *node = &c->pb->nodes[n];
-    if (node->unschedulable || rf__tree_node_dom(&c->tree, n, c->L - 1) < 0)
-        return false;
-    for (int32_t i = 0; i < ps->n_node_selector; i++) {
-        const char *v = s_label(node, ps->node_selector[i].key);
-        if (!v || strcmp(v, ps->node_selector[i].value) != 0)
-            return false;
-    }
-    for (int32_t i = 0; i < node->n_taints; i++) {
-        const rf_taint_t *t = &node->taints[i];
-        if ((t->effect == RF_EFFECT_NO_SCHEDULE || t->effect == RF_EFFECT_NO_EXECUTE) && !s_tolerated(t, ps))
-            return false;
-    }
-    return true;
-}
-
-static bool s_same_eligibility(const rf_pod_set_t *a, const rf_pod_set_t *b)
-{
-    if (a->n_node_selector != b->n_node_selector || a->n_tolerations != b->n_tolerations)
-        return false;
-    for (int32_t i = 0; i < a->n_node_selector; i++)
-        if (strcmp(a->node_selector[i].key, b->node_selector[i].key) != 0 ||
-            strcmp(a->node_selector[i].value, b->node_selector[i].value) != 0)
-            return false;
-    for (int32_t i = 0; i < a->n_tolerations; i++) {
-        const rf_toleration_t *x = &a->tolerations[i], *y = &b->tolerations[i];
-        if (x->op != y->op || x->effect != y->effect || strcmp(x->key ? x->key : "", y->key ? y->key : "") != 0 ||
-            strcmp(x->value ? x->value : "", y->value ? y->value : "") != 0)
-            return false;
-    }
-    return true;
-}
 
 static int32_t s_fit(const s_ctx_t *c, const s_shape_t *sh, int32_t n)
 {
@@ -395,7 +326,7 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
         for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++, k++) {
             const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
             int32_t e = 0;
-            while (e < c->n_eligs && !s_same_eligibility(c->eligs[e].ps, ps))
+            while (e < c->n_eligs && !rf__same_eligibility(c->eligs[e].ps, ps))
                 e++;
             if (e == c->n_eligs) {
                 c->eligs[e].ps = ps;
@@ -403,7 +334,7 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
                 if (!c->eligs[e].ok)
                     goto oom;
                 for (int32_t n = 0; n < N; n++) {
-                    c->eligs[e].ok[n] = s_node_eligible(c, n, ps);
+                    c->eligs[e].ok[n] = rf__node_eligible(c->pb, &c->tree, n, ps);
                     c->eligs[e].n_ok += c->eligs[e].ok[n];
                 }
                 c->n_eligs++;
@@ -736,6 +667,7 @@ typedef struct {
     int32_t gang_level;            /* required level of the gang, -1 */
     int32_t forced[RF_MAX_LEVELS]; /* the gang's domain per level, from bound pods */
     bool bound_breaks;
+    int32_t pinned_unlabeled; /* a required domain is a node without level labels, or -1 */
     char bound_why[160];
 } s_gang_t;
 
@@ -1146,6 +1078,7 @@ static bool s_gang_view(s_ctx_t *c, int32_t gi, s_gang_t *gv)
     gv->gang = gi;
     gv->n_ps = g->n_pod_sets;
     gv->gang_level = g->topology.required;
+    gv->pinned_unlabeled = -1;
     for (int32_t l = 0; l < RF_MAX_LEVELS; l++)
         gv->forced[l] = -1;
     for (int32_t p = 0; p < g->n_pod_sets; p++) {
@@ -1163,9 +1096,15 @@ static bool s_gang_view(s_ctx_t *c, int32_t gi, s_gang_t *gv)
             int32_t node = ps->bound[b].node;
             for (int32_t l = 0; l <= v->single_level; l++) {
                 int32_t d = rf__tree_node_dom(&c->tree, node, l);
+                if (d < 0) {
+                    /* a node without the level's label is a domain of its
+                     * own there, and takes no new pods */
+                    d = -2 - node;
+                    gv->pinned_unlabeled = node;
+                }
                 const char *who = l <= gv->gang_level ? "gang" : "pod set";
-                if (d < 0 || (v->forced[l] >= 0 && v->forced[l] != d) ||
-                    (l <= gv->gang_level && gv->forced[l] >= 0 && gv->forced[l] != d)) {
+                if ((v->forced[l] != -1 && v->forced[l] != d) ||
+                    (l <= gv->gang_level && gv->forced[l] != -1 && gv->forced[l] != d)) {
                     snprintf(gv->bound_why, sizeof gv->bound_why,
                              "%s: bound pods of pod set %s already span more than one domain the %s requires",
                              c->pb->levels[l], ps->name, who);
@@ -1223,7 +1162,7 @@ static const char *s_domain_name(const s_ctx_t *c, int32_t d)
 {
     const rf__tree_t *t = &c->tree;
     int32_t n = t->node_order[t->node_start[d]];
-    const char *v = s_label(&c->pb->nodes[n], c->pb->levels[t->level[d]]);
+    const char *v = rf__node_label(&c->pb->nodes[n], c->pb->levels[t->level[d]]);
     return v ? v : "?";
 }
 
@@ -1428,6 +1367,22 @@ static rf_status s_place_gang(s_ctx_t *c, int32_t gi, rf_answer_t *ans, bool *ad
         elastic |= lo[p] < hi[p];
         gv->v[p].target = hi[p];
     }
+    if (gv->pinned_unlabeled >= 0) {
+        /* pods pinned to a node that takes none: only the bound pods */
+        for (int32_t p = 0; p < g->n_pod_sets; p++) {
+            if (lo[p] > 0) {
+                rf_why_t why = {.level = -1, .resource = -1, .fits = 0, .needs = lo[p]};
+                rf_answer_reject(ans, gi, why,
+                                 "its required domain is node %s, which lacks a level label and takes no new pods; "
+                                 "pod set %s needs %lld more",
+                                 c->pb->nodes[gv->pinned_unlabeled].name, g->pod_sets[p].name, (long long)lo[p]);
+                goto done;
+            }
+            hi[p] = lo[p] = 0;
+            gv->v[p].target = 0;
+        }
+        elastic = false;
+    }
     double pen;
     if (s_search(c, gv, &pen)) {
         rc = s_commit(c, gv, ans);
@@ -1553,12 +1508,21 @@ rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order gorder, rf_a
         goto done;
     }
     double bound = 0;
+    /* the value is proven maximal only when every gang got every pod */
     bool all = true;
     for (int32_t g = 0; g < pb->n_gangs; g++) {
-        if (ans->gangs[g].admitted)
-            bound += bounds[g];
-        else
+        if (!ans->gangs[g].admitted) {
             all = false;
+            continue;
+        }
+        bound += bounds[g];
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++) {
+            const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
+            int64_t pods = ps->n_bound_pods;
+            for (int32_t i = 0; i < ans->gangs[g].pod_sets[p].n_placements; i++)
+                pods += ans->gangs[g].pod_sets[p].placements[i].count;
+            all &= pods == ps->count;
+        }
     }
     if (bound > ans->summary.penalty)
         bound = ans->summary.penalty; /* never claim more than we have */

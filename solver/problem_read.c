@@ -822,6 +822,8 @@ static rf_status s_options(s_rd_t *r, const rf_doc_t *v)
     return RF_OK;
 }
 
+static rf_status s_read_batch(s_rd_t *r, const rf_doc_t *root);
+
 static rf_status s_read(s_rd_t *r, const rf_doc_t *root, const char *const *extra_keys)
 {
     const rf_doc_t *x;
@@ -835,6 +837,15 @@ static rf_status s_read(s_rd_t *r, const rf_doc_t *root, const char *const *extr
     RF_CALL(s_cluster(r, x));
     s_pop(r, sv);
 
+    RF_CALL(s_read_batch(r, root));
+    return rf_problem_validate(r->p, r->lim, r->err);
+}
+
+/* The batch of a problem: `gangs` (required) and `options`. */
+static rf_status s_read_batch(s_rd_t *r, const rf_doc_t *root)
+{
+    const rf_doc_t *x;
+    int sv;
     sv = s_push_key(r, "gangs");
     if (!(x = s_get(root, "gangs")))
         return s_fail(r, RF_ESCHEMA, root, "is required");
@@ -855,7 +866,7 @@ static rf_status s_read(s_rd_t *r, const rf_doc_t *root, const char *const *extr
         RF_CALL(s_options(r, x));
         s_pop(r, sv);
     }
-    return rf_problem_validate(r->p, r->lim, r->err);
+    return RF_OK;
 }
 
 /* ------------------------------------------------------------ interface */
@@ -877,6 +888,121 @@ rf_status rf__problem_from_doc(const rf_doc_t *root, const char *const *extra_ke
     if (!r.p)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     rf_status st = s_read(&r, root, extra_keys);
+    if (st != RF_OK) {
+        rf_problem_destroy(&r.p);
+        return st;
+    }
+    *out = r.p;
+    return RF_OK;
+}
+
+static const char *const s_batch_keys[] = {"gangs", "options", NULL};
+
+/* Copy the cluster's nodes into `p` so that rf_problem_validate may touch
+ * them (it sorts labels and rebuilds the name index): node structs and label
+ * arrays are copied, quantity arrays copied at p's (possibly longer)
+ * resource count; names, label strings and taints stay borrowed. */
+static rf_status s_own_nodes(rf_problem_t *p, const rf_problem_t *cluster, rf_error_t *err)
+{
+    int32_t n = cluster->n_nodes, R = p->n_resources, Rc = cluster->n_resources;
+    rf_node_t *nodes = rf_problem_alloc(p, (size_t)(n ? n : 1) * sizeof *nodes);
+    int64_t *q = rf_problem_alloc(p, (size_t)n * 2 * (size_t)R * sizeof *q + 1);
+    if (!nodes || !q)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory copying %d nodes", (int)n);
+    for (int32_t i = 0; i < n; i++) {
+        const rf_node_t *src = &cluster->nodes[i];
+        nodes[i] = *src;
+        if (src->n_labels > 0) {
+            nodes[i].labels = rf_problem_alloc(p, (size_t)src->n_labels * sizeof *src->labels);
+            if (!nodes[i].labels)
+                return rf_error_set(err, RF_ENOMEM, "", "out of memory copying labels");
+            memcpy(nodes[i].labels, src->labels, (size_t)src->n_labels * sizeof *src->labels);
+        }
+        nodes[i].allocatable = q + (size_t)i * 2 * (size_t)R;
+        nodes[i].used = nodes[i].allocatable + R;
+        memcpy(nodes[i].allocatable, src->allocatable, (size_t)Rc * sizeof *q);
+        memcpy(nodes[i].used, src->used, (size_t)Rc * sizeof *q);
+    }
+    p->nodes = nodes;
+    p->n_nodes = n;
+    p->node_by_name = NULL;
+    return RF_OK;
+}
+
+rf_status rf__problem_from_doc_on(const rf_doc_t *root, const char *const *extra_keys, const rf_problem_t *cluster,
+                                  const rf_limits_t *limits, rf_problem_t **out, rf_error_t *err)
+{
+    rf_limits_t defaults;
+    if (!limits) {
+        rf_limits_default(&defaults);
+        limits = &defaults;
+    }
+    *out = NULL;
+    rf_error_clear(err);
+    if (!root || !cluster)
+        return rf_error_set(err, RF_EINVAL, "", "no document or no cluster");
+    s_rd_t r = {.p = rf_problem_new(), .lim = limits, .err = err, .n = 0};
+    r.path[0] = '\0';
+    if (!r.p)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    rf_problem_t *p = r.p;
+    rf_status st = s_object(&r, root, s_batch_keys, extra_keys);
+    if (st != RF_OK)
+        goto done;
+
+    /* The cluster's resources first, in its order: its quantity arrays stay
+     * valid as prefixes of ours. */
+    p->levels = cluster->levels;
+    p->level_costs = cluster->level_costs;
+    p->n_levels = cluster->n_levels;
+    for (int32_t k = 1; k < cluster->n_resources; k++)
+        if (rf_problem_resource(p, cluster->resources[k]) != k) {
+            st = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            goto done;
+        }
+    if ((st = s_intern_all(&r, root)) != RF_OK)
+        goto done;
+    /* Bound pods name nodes: resolve them against the cluster's index. */
+    p->nodes = cluster->nodes;
+    p->n_nodes = cluster->n_nodes;
+    p->node_by_name = cluster->node_by_name;
+    if ((st = s_read_batch(&r, root)) != RF_OK)
+        goto done;
+
+    bool any_bound = false;
+    for (int32_t g = 0; g < p->n_gangs && !any_bound; g++)
+        for (int32_t j = 0; j < p->gangs[g].n_pod_sets; j++)
+            any_bound = any_bound || p->gangs[g].pod_sets[j].n_bound > 0;
+    if (any_bound || p->n_resources != cluster->n_resources) {
+        /* Rare path: validate everything on our own copy of the nodes. */
+        if ((st = s_own_nodes(p, cluster, err)) != RF_OK)
+            goto done;
+        st = rf_problem_validate(p, limits, err);
+        goto done;
+    }
+    /* Fast path: the cluster was validated when it was stored and is not
+     * touched; validate the batch against a problem without nodes (nothing
+     * of the batch refers to a node here: no bound pods), then lend the
+     * cluster's nodes and index. */
+    p->nodes = NULL;
+    p->n_nodes = 0;
+    p->node_by_name = NULL;
+    if ((st = rf_problem_validate(p, limits, err)) != RF_OK)
+        goto done;
+    p->nodes = cluster->nodes;
+    p->n_nodes = cluster->n_nodes;
+    p->node_by_name = cluster->node_by_name;
+    /* The value resource counts when a node mentions it (validate looked at
+     * the requests only). */
+    int32_t vr = -1;
+    for (int32_t k = 0; k < p->n_resources; k++)
+        if (strcmp(p->resources[k], p->options.value_resource_name) == 0)
+            vr = k;
+    if (p->options.value_resource < 0 && vr > 0)
+        for (int32_t i = 0; i < p->n_nodes && p->options.value_resource < 0; i++)
+            if (p->nodes[i].allocatable[vr] || p->nodes[i].used[vr])
+                p->options.value_resource = vr;
+done:
     if (st != RF_OK) {
         rf_problem_destroy(&r.p);
         return st;

@@ -1,9 +1,7 @@
 /* solver/solve.c: the table of built-in strategies and rf_solve, which picks
- * one by the problem's mode and times it (summary.solve_ms covers the whole
- * solve: tree, eligibility, search and the finished answer).
- *
- * Until the integer program exists (solver/ilp.c), `ilp` and `auto` run the
- * greedy path and say so: summary.mode_used is "greedy". */
+ * one by the problem's mode (or opts->mode) and times it: summary.solve_ms
+ * covers the whole solve (tree, eligibility, search and the finished
+ * answer). summary.mode_used says which strategy produced the answer. */
 #include <stddef.h>
 #include <string.h>
 #include <time.h>
@@ -11,7 +9,7 @@
 #include "rackfit/solve.h"
 #include "strategy.h"
 
-static const rf_strategy_t *const s_strategies[] = {&rf__strategy_greedy, NULL};
+static const rf_strategy_t *const s_strategies[] = {&rf__strategy_greedy, &rf__strategy_ilp, &rf__strategy_auto, NULL};
 
 const rf_strategy_t *const *rf_strategies(void)
 {
@@ -53,7 +51,12 @@ rf_status rf_solve(const rf_problem_t *problem, const rf_solve_opts_t *opts, rf_
     rf_answer_t *answer = rf_answer_new(problem);
     if (!answer)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory for the answer");
-    const rf_strategy_t *strategy = &rf__strategy_greedy;
+    int32_t mode = o.mode >= 0 ? o.mode : (int32_t)problem->options.mode;
+    if (o.start_ms <= 0)
+        o.start_ms = t0;
+    const rf_strategy_t *strategy = mode == RF_MODE_GREEDY ? &rf__strategy_greedy
+                                    : mode == RF_MODE_ILP  ? &rf__strategy_ilp
+                                                           : &rf__strategy_auto;
     rf_status rc = strategy->solve(problem, &o, answer, err);
     if (rc != RF_OK) {
         rf_answer_destroy(&answer);

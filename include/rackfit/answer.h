@@ -122,10 +122,11 @@ rf_status rf_answer_copy(rf_answer_t *dst, const rf_answer_t *src);
 rf_status rf_answer_finish(rf_answer_t *answer);
 
 /* Compare two finished answers to one problem by the contract's objective:
- * value per priority, highest priority first (units, then pods: more is
- * better), then total penalty (less is better). < 0 when `a` is better, > 0
- * when `b` is, 0 when equal (penalties within 1e-9, relative to the larger
- * when it exceeds 1). Reads only the summaries. */
+ * for each priority, highest first, the value admitted (units, then pods:
+ * more is better) - with `ordered` admission, first the number of gangs
+ * admitted at that priority (the longest prefix) - then the total penalty
+ * (less is better). < 0 when `a` is better, > 0 when `b` is, 0 when equal
+ * (penalties within 1e-9, relative to the larger when it exceeds 1). */
 int rf_answer_compare(const rf_answer_t *a, const rf_answer_t *b);
 
 /* The answer as JSON text (contract shape, gangs one per line). *out is

@@ -50,6 +50,7 @@ void rf_randprob_default(rf_randprob_opts_t *opts)
     opts->max_pods = 6;
     opts->max_pod_sets = 2;
     opts->bound_percent = 15;
+    opts->slice_bound = true;
 }
 
 char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *o)
@@ -128,7 +129,7 @@ char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *o)
                 ps->slice_level = ps->ps_level;
             ps->sel = s_rand(&x, 0, 5) == 0;
             ps->tol = s_rand(&x, 0, 2) == 0;
-            if (s_rand(&x, 0, 99) < o->bound_percent) {
+            if (s_rand(&x, 0, 99) < o->bound_percent && (o->slice_bound || ps->slice <= 1)) {
                 int left = s_rand(&x, 1, c);
                 ps->ranks = s_rand(&x, 0, 1);
                 while (left > 0 && ps->n_bound < 4) {

@@ -10,6 +10,7 @@
 #ifndef RF_TEST_RANDPROB_H
 #define RF_TEST_RANDPROB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct {
@@ -18,6 +19,8 @@ typedef struct {
     int max_pods;      /* pods per pod set: 1..max_pods */
     int max_pod_sets;  /* 1..max_pod_sets per gang */
     int bound_percent; /* chance that a pod set has bound pods */
+    bool slice_bound;  /* sliced pod sets may have bound pods (default true); false keeps
+                          them off sliced pod sets, without changing the rest of the draw */
 } rf_randprob_opts_t;
 
 void rf_randprob_default(rf_randprob_opts_t *opts);

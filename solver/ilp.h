@@ -1,0 +1,45 @@
+/* solver/ilp.h: improving an answer with the integer program (solver/ilp.c),
+ * for the strategies "ilp" and "auto" (solver/ilp_strategy.c). */
+#ifndef RACKFIT_SOLVER_ILP_H
+#define RACKFIT_SOLVER_ILP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rackfit/answer.h"
+#include "rackfit/problem.h"
+#include "rackfit/status.h"
+
+typedef struct {
+    double deadline_ms;   /* rf_now_ms() by which the solve must end */
+    double mip_gap;       /* relative gap per stage */
+    int64_t node_budget;  /* branch-and-bound nodes per stage, 0: none */
+    int32_t mem_limit_mb; /* GLPK memory limit, 0: none */
+    bool aggregate;       /* merge identical nodes into units */
+    bool tight;           /* one linking row per (x, domain): tighter, larger */
+    const bool *keep;     /* [n_gangs] gangs to keep as in the incumbent, or NULL */
+} rf__ilp_opts_t;
+
+typedef struct {
+    bool improved;        /* *out holds a better answer than the incumbent */
+    bool solved;          /* the program ran (else: too large, no stages, ...) */
+    bool values_proven;   /* every value stage proven optimal */
+    bool penalty_proven;  /* the penalty stage too */
+    double penalty_bound; /* valid lower bound on the free gangs' penalty, for
+                           * answers with the program's values (-1: none) */
+    int32_t n_cols, n_rows;
+    int64_t nnz, nodes;
+    int32_t n_units;
+    double build_ms, solve_ms, decode_ms;
+    bool glpk_failed;   /* GLPK failed inside (error hook): incumbent kept */
+    bool decode_failed; /* units could not be packed onto nodes */
+} rf__ilp_stats_t;
+
+/* Improve `incumbent` (finished, feasible). On success with a better answer,
+ * *out is a new finished answer (caller destroys it) and stats->improved is
+ * set; otherwise *out is NULL. Errors other than ENOMEM are reported in
+ * stats (the incumbent stands), so the caller can always fall back. */
+rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *incumbent, const rf__ilp_opts_t *opts,
+                          rf_answer_t **out, rf__ilp_stats_t *stats, rf_error_t *err);
+
+#endif

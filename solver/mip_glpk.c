@@ -1,0 +1,460 @@
+/* solver/mip_glpk.c: the GLPK boundary, the only file that includes <glpk.h>.
+ *
+ * It solves an rf__mip_t (solver/mip.h) in lexicographic stages:
+ * - one glp_prob per call, built, solved and deleted by the calling thread;
+ * - the LP relaxation by glp_simplex first (no MIP presolver: the incumbent
+ *   given through glp_ios_heur_sol must be in the original columns), then
+ *   glp_intopt with msg_lev off, tm_lim and mip_gap always set, and a
+ *   callback that hands GLPK the incumbent, records the best bound and ends
+ *   the search when the node budget is spent;
+ * - glp_error_hook turns a GLPK failure (it would abort the process) into a
+ *   longjmp back here, glp_free_env() cleans up, and the caller gets
+ *   RF_ESOLVER with the best solution found before;
+ * - glp_mem_limit bounds GLPK's memory; the environment is freed at the end
+ *   of every call, so no thread leaves GLPK memory behind.
+ * GLPK without thread-local storage (glp_config("TLS") == NULL) is used by one
+ * thread at a time. */
+#include <glpk.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mip.h"
+#include "rackfit/solve.h"
+
+/* ---------------------------------------------------------------- building */
+
+void rf__mip_init(rf__mip_t *mip)
+{
+    memset(mip, 0, sizeof *mip);
+}
+
+void rf__mip_fini(rf__mip_t *mip)
+{
+    free(mip->lb);
+    free(mip->ub);
+    free(mip->is_int);
+    free(mip->row_lo);
+    free(mip->row_hi);
+    free(mip->ti);
+    free(mip->tj);
+    free(mip->tv);
+    memset(mip, 0, sizeof *mip);
+}
+
+static bool s_grow(void **p, int64_t *cap, int64_t need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    int64_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(*p, (size_t)nc * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+int32_t rf__mip_col(rf__mip_t *mip, double lb, double ub, bool is_int)
+{
+    if (mip->failed)
+        return -1;
+    if (mip->n_cols == mip->cap_cols) {
+        int64_t c1 = mip->cap_cols, c2 = c1, c3 = c1;
+        bool ok = s_grow((void **)&mip->lb, &c1, mip->n_cols + 1, sizeof(double)) &&
+                  s_grow((void **)&mip->ub, &c2, mip->n_cols + 1, sizeof(double)) &&
+                  s_grow((void **)&mip->is_int, &c3, mip->n_cols + 1, 1);
+        if (!ok || c1 != c2 || c2 != c3) {
+            mip->failed = true;
+            return -1;
+        }
+        mip->cap_cols = (int32_t)c1;
+    }
+    mip->lb[mip->n_cols] = lb;
+    mip->ub[mip->n_cols] = ub;
+    mip->is_int[mip->n_cols] = is_int;
+    return mip->n_cols++;
+}
+
+int32_t rf__mip_row(rf__mip_t *mip, double lo, double hi)
+{
+    if (mip->failed)
+        return -1;
+    if (mip->n_rows == mip->cap_rows) {
+        int64_t c1 = mip->cap_rows, c2 = c1;
+        bool ok = s_grow((void **)&mip->row_lo, &c1, mip->n_rows + 1, sizeof(double)) &&
+                  s_grow((void **)&mip->row_hi, &c2, mip->n_rows + 1, sizeof(double));
+        if (!ok || c1 != c2) {
+            mip->failed = true;
+            return -1;
+        }
+        mip->cap_rows = (int32_t)c1;
+    }
+    mip->row_lo[mip->n_rows] = lo;
+    mip->row_hi[mip->n_rows] = hi;
+    return mip->n_rows++;
+}
+
+void rf__mip_coef(rf__mip_t *mip, int32_t row, int32_t col, double val)
+{
+    if (mip->failed || row < 0 || col < 0 || val == 0)
+        return;
+    if (mip->nnz == mip->cap_nnz) {
+        int64_t c1 = mip->cap_nnz, c2 = c1, c3 = c1;
+        bool ok = s_grow((void **)&mip->ti, &c1, mip->nnz + 1, sizeof(int32_t)) &&
+                  s_grow((void **)&mip->tj, &c2, mip->nnz + 1, sizeof(int32_t)) &&
+                  s_grow((void **)&mip->tv, &c3, mip->nnz + 1, sizeof(double));
+        if (!ok || c1 != c2 || c2 != c3) {
+            mip->failed = true;
+            return;
+        }
+        mip->cap_nnz = c1;
+    }
+    mip->ti[mip->nnz] = row;
+    mip->tj[mip->nnz] = col;
+    mip->tv[mip->nnz] = val;
+    mip->nnz++;
+}
+
+void rf__mip_result_fini(rf__mip_result_t *res)
+{
+    free(res->x);
+    memset(res, 0, sizeof *res);
+}
+
+bool rf__mip_thread_safe(void)
+{
+    return glp_config("TLS") != NULL;
+}
+
+/* ---------------------------------------------------------------- solving */
+
+static pthread_mutex_t s_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct {
+    jmp_buf jump;
+} s_guard_t;
+
+static void s_error_hook(void *info)
+{
+    s_guard_t *guard = info;
+    longjmp(guard->jump, 1);
+}
+
+static int s_quiet(void *info, const char *s)
+{
+    (void)info;
+    return 1; /* swallow GLPK's terminal output */
+}
+
+typedef struct {
+    const double *x1; /* incumbent, 1-based, or NULL */
+    bool given;
+    int64_t budget;
+    int64_t nodes;
+    bool have_bound;
+    double bound;
+} s_cb_t;
+
+static void s_callback(glp_tree *tree, void *info)
+{
+    s_cb_t *cb = info;
+    if (glp_ios_reason(tree) == GLP_IHEUR && cb->x1 && !cb->given) {
+        glp_ios_heur_sol(tree, cb->x1);
+        cb->given = true;
+    }
+    int best = glp_ios_best_node(tree);
+    if (best != 0) {
+        cb->bound = glp_ios_node_bound(tree, best);
+        cb->have_bound = true;
+    }
+    int a_cnt, n_cnt, t_cnt;
+    glp_ios_tree_size(tree, &a_cnt, &n_cnt, &t_cnt);
+    cb->nodes = t_cnt;
+    if (cb->budget > 0 && t_cnt > cb->budget)
+        glp_ios_terminate(tree);
+}
+
+/* Is x (0-based) within every bound and row of the program? */
+static bool s_feasible(const rf__mip_t *mip, const double *x)
+{
+    const double tol = 1e-6;
+    for (int32_t j = 0; j < mip->n_cols; j++)
+        if (x[j] < mip->lb[j] - tol || x[j] > mip->ub[j] + tol || (mip->is_int[j] && fabs(x[j] - round(x[j])) > tol))
+            return false;
+    double *act = calloc((size_t)mip->n_rows + 1, sizeof *act);
+    if (!act)
+        return false;
+    for (int64_t k = 0; k < mip->nnz; k++)
+        act[mip->ti[k]] += mip->tv[k] * x[mip->tj[k]];
+    bool ok = true;
+    for (int32_t i = 0; i < mip->n_rows && ok; i++)
+        ok = act[i] >= mip->row_lo[i] - tol && act[i] <= mip->row_hi[i] + tol;
+    free(act);
+    return ok;
+}
+
+static void s_set_bounds(glp_prob *P, bool row, int idx, double lo, double hi)
+{
+    int type;
+    bool has_lo = lo > -RF_MIP_INF / 2, has_hi = hi < RF_MIP_INF / 2;
+    if (has_lo && has_hi)
+        type = lo == hi ? GLP_FX : GLP_DB;
+    else if (has_lo)
+        type = GLP_LO;
+    else if (has_hi)
+        type = GLP_UP;
+    else
+        type = GLP_FR;
+    if (row)
+        glp_set_row_bnds(P, idx, type, has_lo ? lo : 0, has_hi ? hi : 0);
+    else
+        glp_set_col_bnds(P, idx, type, has_lo ? lo : 0, has_hi ? hi : 0);
+}
+
+/* The body, between setjmp and the error hook: everything it allocates with
+ * malloc is listed in `own` so the caller frees it on every path. */
+typedef struct {
+    int *ia, *ja;
+    double *ar;
+    double *x1;   /* 1-based incumbent */
+    double *best; /* 0-based best solution */
+    int *row_ind; /* for stage rows */
+    double *row_val;
+} s_own_t;
+
+static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int32_t n_stages,
+                              const rf__mip_opts_t *opts, rf__mip_result_t *res, s_own_t *own, double deadline,
+                              rf_error_t *err)
+{
+    const int32_t n = mip->n_cols;
+    glp_prob *P = glp_create_prob();
+    glp_set_obj_dir(P, GLP_MIN);
+    if (mip->n_rows > 0)
+        glp_add_rows(P, mip->n_rows);
+    if (n > 0)
+        glp_add_cols(P, n);
+    /* rows are scaled so their largest coefficient is 1: resource rows in
+     * bytes (1Ti = 2^40) otherwise wreck the simplex's numerics */
+    double *rscale = calloc((size_t)mip->n_rows + 1, sizeof *rscale);
+    if (!rscale) {
+        glp_delete_prob(P);
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory building the integer program");
+    }
+    for (int64_t k = 0; k < mip->nnz; k++)
+        rscale[mip->ti[k]] = fmax(rscale[mip->ti[k]], fabs(mip->tv[k]));
+    for (int32_t i = 0; i < mip->n_rows; i++) {
+        double sc = rscale[i] > 0 ? 1.0 / rscale[i] : 1.0;
+        rscale[i] = sc;
+        double lo = mip->row_lo[i] > -RF_MIP_INF / 2 ? mip->row_lo[i] * sc : mip->row_lo[i];
+        double hi = mip->row_hi[i] < RF_MIP_INF / 2 ? mip->row_hi[i] * sc : mip->row_hi[i];
+        s_set_bounds(P, true, i + 1, lo, hi);
+    }
+    for (int32_t j = 0; j < n; j++) {
+        s_set_bounds(P, false, j + 1, mip->lb[j], mip->ub[j]);
+        glp_set_col_kind(P, j + 1, mip->is_int[j] ? GLP_IV : GLP_CV);
+    }
+    own->ia = malloc((size_t)(mip->nnz + 1) * sizeof *own->ia);
+    own->ja = malloc((size_t)(mip->nnz + 1) * sizeof *own->ja);
+    own->ar = malloc((size_t)(mip->nnz + 1) * sizeof *own->ar);
+    own->x1 = calloc((size_t)n + 1, sizeof *own->x1);
+    own->row_ind = malloc((size_t)(n + 1) * sizeof *own->row_ind);
+    own->row_val = malloc((size_t)(n + 1) * sizeof *own->row_val);
+    if (!own->ia || !own->ja || !own->ar || !own->x1 || !own->row_ind || !own->row_val) {
+        glp_delete_prob(P);
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory building the integer program");
+    }
+    for (int64_t k = 0; k < mip->nnz; k++) {
+        own->ia[k + 1] = mip->ti[k] + 1;
+        own->ja[k + 1] = mip->tj[k] + 1;
+        own->ar[k + 1] = mip->tv[k] * rscale[mip->ti[k]];
+    }
+    free(rscale);
+    if (mip->nnz > 0)
+        glp_load_matrix(P, (int)mip->nnz, own->ia, own->ja, own->ar);
+    glp_scale_prob(P, GLP_SF_AUTO);
+    bool have_x = false;
+    if (opts->incumbent && s_feasible(mip, opts->incumbent)) {
+        own->best = malloc((size_t)(n + 1) * sizeof *own->best);
+        if (own->best) {
+            memcpy(own->best, opts->incumbent, (size_t)n * sizeof *own->best);
+            have_x = true;
+        }
+    }
+    res->status = RF_MIP_OPTIMAL;
+    for (int32_t k = 0; k < n_stages && k < 8; k++) {
+        const rf__mip_stage_t *st = &stages[k];
+        double now = rf_now_ms();
+        if (now >= deadline) {
+            res->status = have_x ? RF_MIP_FEASIBLE : RF_MIP_NOSOLUTION;
+            break;
+        }
+        for (int32_t j = 1; j <= n; j++)
+            glp_set_obj_coef(P, j, 0.0);
+        for (int32_t i = 0; i < st->n; i++)
+            glp_set_obj_coef(P, st->cols[i] + 1, glp_get_obj_coef(P, st->cols[i] + 1) + st->vals[i]);
+        glp_set_obj_dir(P, st->maximize ? GLP_MAX : GLP_MIN);
+
+        glp_smcp sm;
+        glp_init_smcp(&sm);
+        sm.msg_lev = GLP_MSG_OFF;
+        sm.tm_lim = (int)fmax(1, deadline - now);
+        int rc = glp_simplex(P, &sm);
+        int lp = glp_get_status(P);
+        if (rc != 0 || lp != GLP_OPT) {
+            if (lp == GLP_NOFEAS && rc == 0) {
+                res->status = RF_MIP_INFEASIBLE;
+                break;
+            }
+            res->status = have_x ? RF_MIP_FEASIBLE : RF_MIP_NOSOLUTION; /* time ran out in the LP */
+            break;
+        }
+        double lp_bound = glp_get_obj_val(P);
+
+        glp_iocp io;
+        glp_init_iocp(&io);
+        io.msg_lev = GLP_MSG_OFF;
+        io.presolve = GLP_OFF;
+        io.tm_lim = (int)fmax(1, deadline - rf_now_ms());
+        io.mip_gap = opts->mip_gap;
+        io.gmi_cuts = GLP_ON;
+        io.mir_cuts = GLP_ON;
+        io.fp_heur = GLP_ON;
+        s_cb_t cb = {.x1 = NULL, .budget = opts->node_budget};
+        if (have_x) {
+            own->x1[0] = 0;
+            for (int32_t j = 0; j < n; j++)
+                own->x1[j + 1] = mip->is_int[j] ? round(own->best[j]) : own->best[j];
+            cb.x1 = own->x1;
+        }
+        io.cb_func = s_callback;
+        io.cb_info = &cb;
+        rc = glp_intopt(P, &io);
+        memset(own->x1, 0, (size_t)(n + 1) * sizeof *own->x1); /* free for use as an accumulator */
+        res->nodes += cb.nodes;
+        int ms = glp_mip_status(P);
+        if (ms == GLP_OPT || ms == GLP_FEAS) {
+            if (!own->best)
+                own->best = malloc((size_t)(n + 1) * sizeof *own->best);
+            if (!own->best) {
+                glp_delete_prob(P);
+                return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            }
+            for (int32_t j = 0; j < n; j++)
+                own->best[j] = glp_mip_col_val(P, j + 1);
+            have_x = true;
+        } else if (ms == GLP_NOFEAS) {
+            res->status = RF_MIP_INFEASIBLE;
+            break;
+        }
+        if (!have_x) {
+            res->status = RF_MIP_NOSOLUTION;
+            break;
+        }
+        /* the stage's value at the best solution, and its proven bound */
+        double val = 0;
+        for (int32_t i = 0; i < st->n; i++)
+            val += st->vals[i] * own->best[st->cols[i]];
+        bool proven = ms == GLP_OPT && (rc == 0 || rc == GLP_EMIPGAP);
+        double bound = proven ? glp_mip_obj_val(P) : cb.have_bound ? cb.bound : lp_bound;
+        if (st->maximize ? bound < val : bound > val)
+            bound = val; /* the bound never claims worse than what is found */
+        res->obj[k] = val;
+        res->bound[k] = bound;
+        res->proven[k] = proven && fabs(bound - val) <= fmax(opts->mip_gap, 1e-9) * fmax(1, fabs(val)) + 1e-6;
+        res->n_stages_done = k + 1;
+        if (!res->proven[k])
+            res->status = RF_MIP_FEASIBLE;
+        if (rc == GLP_ETMLIM || rc == GLP_ESTOP)
+            break;
+        /* keep this stage's value for the next ones */
+        if (k + 1 < n_stages) {
+            /* merge repeated columns: GLPK refuses duplicates in a row */
+            int row = glp_add_rows(P, 1);
+            int len = 0;
+            for (int32_t i = 0; i < st->n; i++) {
+                int j = st->cols[i] + 1;
+                if (own->x1[j] == 0) /* x1 doubles as a dense accumulator here */
+                    own->row_ind[++len] = j;
+                own->x1[j] += st->vals[i];
+            }
+            int kept = 0;
+            for (int t = 1; t <= len; t++) {
+                int j = own->row_ind[t];
+                if (own->x1[j] != 0) {
+                    own->row_ind[++kept] = j;
+                    own->row_val[kept] = own->x1[j];
+                }
+                own->x1[j] = 0;
+            }
+            glp_set_mat_row(P, row, kept, own->row_ind, own->row_val);
+            if (st->maximize)
+                glp_set_row_bnds(P, row, GLP_LO, val - st->keep_tol, 0);
+            else
+                glp_set_row_bnds(P, row, GLP_UP, 0, val + st->keep_tol);
+        }
+    }
+    glp_delete_prob(P);
+    if (have_x) {
+        res->x = own->best;
+        own->best = NULL;
+    } else if (res->status == RF_MIP_OPTIMAL) {
+        res->status = RF_MIP_NOSOLUTION;
+    }
+    return RF_OK;
+}
+
+rf_status rf__mip_solve(const rf__mip_t *mip, const rf__mip_stage_t *stages, int32_t n_stages,
+                        const rf__mip_opts_t *opts, rf__mip_result_t *res, rf_error_t *err)
+{
+    memset(res, 0, sizeof *res);
+    if (mip->failed)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory building the integer program");
+    double deadline = rf_now_ms() + opts->time_limit_ms;
+    bool locked = !rf__mip_thread_safe();
+    if (locked)
+        pthread_mutex_lock(&s_lock);
+    /* volatile: read after a longjmp */
+    s_own_t own_storage;
+    memset(&own_storage, 0, sizeof own_storage);
+    s_own_t *volatile own = &own_storage;
+    volatile rf_status rc = RF_OK;
+    s_guard_t guard;
+    glp_term_hook(s_quiet, NULL);
+    glp_error_hook(s_error_hook, &guard);
+    if (setjmp(guard.jump) == 0) {
+        if (opts->mem_limit_mb > 0)
+            glp_mem_limit(opts->mem_limit_mb);
+        rc = s_solve_body(mip, stages, n_stages, opts, res, own, deadline, err);
+    } else {
+        /* GLPK failed inside: its environment is unusable; free it all.
+         * The best solution found before (in own->best) survives. */
+        rc = rf_error_set(err, RF_ESOLVER, "",
+                          "GLPK failed during the solve (out of its memory limit or an "
+                          "internal error); the best answer found before is kept");
+        if (own->best && !res->x) {
+            res->x = own->best;
+            own->best = NULL;
+            res->status = RF_MIP_FEASIBLE;
+        } else {
+            res->status = RF_MIP_NOSOLUTION;
+        }
+    }
+    glp_error_hook(NULL, NULL);
+    glp_free_env();
+    if (locked)
+        pthread_mutex_unlock(&s_lock);
+    free(own->ia);
+    free(own->ja);
+    free(own->ar);
+    free(own->x1);
+    free(own->best);
+    free(own->row_ind);
+    free(own->row_val);
+    return rc;
+}

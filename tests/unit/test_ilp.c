@@ -1,0 +1,181 @@
+/* tests/unit/test_ilp.c: the integer program (solver/ilp.c, mip_glpk.c,
+ * ilp_strategy.c).
+ *
+ * - Exact: on hundreds of random problems small enough for exhaustive search
+ *   (tests/support/exhaust.c, written apart from the solver), `ilp` finds the
+ *   optimum of the contract's objective, and says so (summary.optimal).
+ * - Never worse than the greedy, and every answer feasible under rf_check.
+ * - A GLPK failure inside the solve (its memory limit) leaves the caller an
+ *   error report and the incumbent, never a dead process.
+ * - Deterministic for a thread count when no time limit cuts the search. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../support/exhaust.h"
+#include "../support/leak.h"
+#include "../support/randprob.h"
+#include "greedy.h"
+#include "ilp.h"
+#include "rackfit/rackfit.h"
+
+static rf_problem_t *s_parse(const char *json)
+{
+    rf_problem_t *pb = NULL;
+    rf_error_t err;
+    cr_assert_eq(rf_problem_from_json(json, strlen(json), NULL, &pb, &err), RF_OK, "%s: %s", err.path, err.message);
+    return pb;
+}
+
+static rf_answer_t *s_solve(const rf_problem_t *pb, int mode, int threads, int64_t limit_ms)
+{
+    rf_answer_t *ans = NULL;
+    rf_error_t err;
+    rf_solve_opts_t o;
+    rf_solve_opts_default(&o);
+    o.mode = mode;
+    o.threads = threads;
+    o.time_limit_ms = limit_ms;
+    cr_assert_eq(rf_solve(pb, &o, &ans, &err), RF_OK, "solve: %s", err.message);
+    return ans;
+}
+
+static void s_assert_feasible(const rf_problem_t *pb, const rf_answer_t *ans, const char *what)
+{
+    rf_check_report_t rep;
+    rf_error_t err;
+    cr_assert_eq(rf_check(pb, ans, &rep, &err), RF_OK);
+    for (int i = 0; i < rep.n_violations && i < RF_CHECK_MAX_VIOLATIONS; i++)
+        cr_log_error("%s: %s", what, rep.violations[i]);
+    bool ok = rep.feasible && rep.reported_totals_match;
+    rf_check_report_fini(&rep);
+    cr_assert(ok, "%s: infeasible answer", what);
+}
+
+Test(ilp, optimal_on_random_problems_small_enough_for_exhaustive_search)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = 5;
+    o.max_gangs = 4;
+    o.max_pods = 4;
+    o.max_pod_sets = 2;
+    o.slice_bound = false;
+    int compared = 0, proven = 0, greedy_worse = 0;
+    uint64_t n_seeds = getenv("RF_TEST_SEEDS") ? strtoull(getenv("RF_TEST_SEEDS"), NULL, 10) : 300;
+    for (uint64_t seed = 1; seed <= n_seeds; seed++) {
+        char *json = rf_randprob(seed, &o);
+        rf_problem_t *pb = s_parse(json);
+        if (!rf_exhaust_supported(pb, NULL)) {
+            rf_problem_destroy(&pb);
+            free(json);
+            continue;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
+        rf_answer_t *g = s_solve(pb, RF_MODE_GREEDY, 1, 60000);
+        rf_answer_t *a = s_solve(pb, RF_MODE_ILP, 1, 60000);
+        s_assert_feasible(pb, a, what);
+        int vs_opt = rf_exhaust_compare(pb, a);
+        cr_assert_neq(vs_opt, RF_EXHAUST_UNSUPPORTED, "%s", what);
+        if (vs_opt != 0)
+            cr_log_error("%s: ilp is not optimal (%d)\n%s", what, vs_opt, json);
+        cr_expect_eq(vs_opt, 0, "%s: ilp answer differs from the exhaustive optimum", what);
+        /* proven, unless a gang is one the program keeps as the greedy has
+         * it (bound pods on a node without every level label) */
+        bool kept = false;
+        for (int32_t gi = 0; gi < pb->n_gangs; gi++)
+            for (int32_t p = 0; p < pb->gangs[gi].n_pod_sets; p++)
+                for (int32_t b = 0; b < pb->gangs[gi].pod_sets[p].n_bound; b++) {
+                    const rf_node_t *nd = &pb->nodes[pb->gangs[gi].pod_sets[p].bound[b].node];
+                    for (int32_t l = 0; l < pb->n_levels; l++) {
+                        bool has = false;
+                        for (int32_t k = 0; k < nd->n_labels; k++)
+                            has |= strcmp(nd->labels[k].key, pb->levels[l]) == 0;
+                        kept |= !has;
+                    }
+                }
+        if (!kept)
+            cr_expect(a->summary.optimal, "%s: optimum found but not proven", what);
+        if (a->summary.optimal)
+            cr_expect_eq(vs_opt, 0, "%s: claims optimal but is not", what);
+        cr_expect_leq(rf_answer_compare(a, g), 0, "%s: ilp worse than greedy", what);
+        greedy_worse += rf_exhaust_compare(pb, g) > 0;
+        proven += a->summary.optimal;
+        compared++;
+        rf_answer_destroy(&g);
+        rf_answer_destroy(&a);
+        rf_problem_destroy(&pb);
+        free(json);
+    }
+    cr_log_info("ilp vs exhaustive: %d problems, %d proven optimal; greedy was not optimal on %d", compared, proven,
+                greedy_worse);
+    cr_assert_geq(compared, 200);
+    cr_assert_gt(greedy_worse, 0, "the problems should include some the greedy gets wrong");
+    rf_test_no_leaks();
+}
+
+/* A GLPK failure (its memory limit, hit on purpose) is reported, the
+ * process lives, and the caller keeps its incumbent. */
+Test(ilp, glpk_failure_is_an_error_not_an_abort)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = 40;
+    o.max_gangs = 12;
+    o.max_pods = 12;
+    o.slice_bound = false;
+    char *json = rf_randprob(4242, &o);
+    rf_problem_t *pb = s_parse(json);
+    rf_answer_t *inc = rf_answer_new(pb);
+    rf_error_t err;
+    cr_assert_eq(rf__greedy_solve(pb, RF__ORDER_VALUE, inc, &err), RF_OK);
+    rf__ilp_opts_t io = {
+        .deadline_ms = rf_now_ms() + 5000, .mip_gap = 0, .mem_limit_mb = 1, .aggregate = false, .tight = true};
+    rf_answer_t *out = NULL;
+    rf__ilp_stats_t st;
+    rf_status rc = rf__ilp_improve(pb, inc, &io, &out, &st, &err);
+    cr_assert_eq(rc, RF_OK, "a GLPK failure is not the caller's error: %s", err.message);
+    cr_assert(st.glpk_failed, "1 MB should not be enough for GLPK here (%d columns)", st.n_cols);
+    cr_assert_null(out);
+    /* the library still works afterwards, in this thread */
+    rf_answer_t *again = s_solve(pb, RF_MODE_ILP, 1, 2000);
+    s_assert_feasible(pb, again, "after the failure");
+    rf_answer_destroy(&again);
+    rf_answer_destroy(&inc);
+    rf_problem_destroy(&pb);
+    free(json);
+    rf_test_no_leaks();
+}
+
+Test(ilp, deterministic_for_a_thread_count)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = 12;
+    o.max_gangs = 6;
+    o.slice_bound = false;
+    for (uint64_t seed = 7; seed < 27; seed++) {
+        char *json = rf_randprob(seed, &o);
+        rf_problem_t *pb = s_parse(json);
+        for (int threads = 1; threads <= 2; threads++) {
+            rf_answer_t *a = s_solve(pb, RF_MODE_ILP, threads, 60000);
+            rf_answer_t *b = s_solve(pb, RF_MODE_ILP, threads, 60000);
+            char *ja = NULL, *jb = NULL;
+            size_t la = 0, lb = 0;
+            a->summary.solve_ms = b->summary.solve_ms = 0;
+            rf_answer_to_json(a, &ja, &la, NULL);
+            rf_answer_to_json(b, &jb, &lb, NULL);
+            cr_expect(la == lb && memcmp(ja, jb, la) == 0, "seed %llu, %d threads: two solves differ",
+                      (unsigned long long)seed, threads);
+            free(ja);
+            free(jb);
+            rf_answer_destroy(&a);
+            rf_answer_destroy(&b);
+        }
+        rf_problem_destroy(&pb);
+        free(json);
+    }
+    rf_test_no_leaks();
+}

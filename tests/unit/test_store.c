@@ -1,0 +1,165 @@
+/* tests/unit/test_store.c: stored clusters (service/store.c): versions and
+ * compare-and-swap, commits added to `used`, confirmation by a patch that
+ * includes them (never erased before, never counted twice), release,
+ * expiry, and a commit that raced other commits. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../support/leak.h"
+#include "rackfit/rackfit.h"
+#include "store.h"
+
+/* Two nodes with 8 GPUs each, one rack. */
+static rf_problem_t *s_cluster(int64_t used0)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"cluster\":{\"levels\":[\"rack\",\"kubernetes.io/hostname\"],\"nodes\":["
+             "{\"name\":\"a\",\"labels\":{\"rack\":\"r\",\"kubernetes.io/hostname\":\"a\"},"
+             "\"allocatable\":{\"nvidia.com/gpu\":8},\"used\":{\"nvidia.com/gpu\":%lld}},"
+             "{\"name\":\"b\",\"labels\":{\"rack\":\"r\",\"kubernetes.io/hostname\":\"b\"},"
+             "\"allocatable\":{\"nvidia.com/gpu\":8}}]},\"gangs\":[]}",
+             (long long)used0);
+    rf_problem_t *p = NULL;
+    rf_error_t err;
+    cr_assert_eq(rf_problem_from_json(json, strlen(json), NULL, &p, &err), RF_OK, "%s", err.message);
+    return p;
+}
+
+/* A problem on the snapshot's nodes with one gang of `pods` x 4 GPUs, and
+ * a hand-made answer that places them on node `node`. */
+static void s_place(const rf__snapshot_t *snap, const char *gang, int pods, int node, rf_problem_t **pb,
+                    rf_answer_t **ans)
+{
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"cluster\":{\"levels\":[\"rack\",\"kubernetes.io/hostname\"],\"nodes\":[]},\"gangs\":[{\"name\":\"%s\","
+             "\"pod_sets\":[{\"name\":\"w\",\"count\":%d,\"requests\":{\"nvidia.com/gpu\":4}}]}]}",
+             gang, pods);
+    rf_error_t err;
+    rf_problem_t *tmp = NULL;
+    cr_assert_eq(rf_problem_from_json(json, strlen(json), NULL, &tmp, &err), RF_OK, "%s", err.message);
+    /* Same resource order as the cluster: pods, nvidia.com/gpu. */
+    cr_assert_str_eq(snap->problem->resources[1], "nvidia.com/gpu");
+    tmp->nodes = snap->problem->nodes; /* borrowed for the answer's indices */
+    tmp->n_nodes = snap->problem->n_nodes;
+    *ans = rf_answer_new(tmp);
+    cr_assert_eq(rf_answer_add(*ans, 0, 0, node, pods), RF_OK);
+    *pb = tmp;
+}
+
+static void s_done(rf_problem_t **pb, rf_answer_t **ans)
+{
+    rf_answer_destroy(ans);
+    (*pb)->nodes = NULL;
+    (*pb)->n_nodes = 0;
+    rf_problem_destroy(pb);
+}
+
+static int64_t s_used(rf__store_t *st, int node)
+{
+    rf__snapshot_t *snap = NULL;
+    rf_error_t err;
+    cr_assert_eq(rf__store_acquire(st, "c", -1, 0, &snap, &err), RF_OK);
+    int64_t u = snap->problem->nodes[node].used[1];
+    rf__store_unref(st, &snap);
+    return u;
+}
+
+Test(store, versions_commits_confirm_release)
+{
+    rf__store_t *st = rf__store_new(4, 100);
+    rf_error_t err;
+    int64_t v = 0;
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), 0, 0, &v, &err), RF_OK);
+    cr_assert_eq(v, 1);
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), 0, 0, &v, &err), RF_ESTALE); /* must be new */
+
+    rf__snapshot_t *snap = NULL;
+    cr_assert_eq(rf__store_acquire(st, "c", 2, 0, &snap, &err), RF_ESTALE);
+    cr_assert_eq(rf__store_acquire(st, "c", 1, 0, &snap, &err), RF_OK);
+    rf_problem_t *pb;
+    rf_answer_t *ans;
+    s_place(snap, "g1", 1, 0, &pb, &ans);
+    cr_assert_eq(rf__store_commit(st, snap, pb, ans, 1000, 0, &v, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(v, 2);
+    s_done(&pb, &ans);
+    /* A second solve read version 1 too: it still fits (4 + 4 <= 8), so it commits. */
+    s_place(snap, "g2", 1, 0, &pb, &ans);
+    cr_assert_eq(rf__store_commit(st, snap, pb, ans, 1000, 0, &v, &err), RF_OK, "%s", err.message);
+    s_done(&pb, &ans);
+    /* A third does not fit any more: stale, nothing committed. */
+    s_place(snap, "g3", 1, 0, &pb, &ans);
+    cr_assert_eq(rf__store_commit(st, snap, pb, ans, 1000, 0, &v, &err), RF_ESTALE);
+    s_done(&pb, &ans);
+    rf__store_unref(st, &snap);
+    cr_assert_null(snap);
+    cr_assert_eq(s_used(st, 0), 8);
+
+    /* The watcher's patch: node a now uses 4 (g1's pods) and says so. */
+    rf_problem_t *usedp = s_cluster(4);
+    const char *g1[] = {"g1"};
+    rf__includes_t inc[2] = {{g1, 1}, {NULL, 0}};
+    usedp->n_nodes = 1; /* node a only */
+    rf__patch_t patch = {.used = usedp, .includes = inc};
+    cr_assert_eq(rf__store_patch(st, "c", 1, &patch, NULL, 0, &v, &err), RF_ESTALE);
+    cr_assert_eq(rf__store_patch(st, "c", 3, &patch, NULL, 0, &v, &err), RF_OK, "%s", err.message);
+    /* g1 confirmed (4, not counted twice), g2 still committed (4, not erased). */
+    cr_assert_eq(s_used(st, 0), 8);
+    /* A patch that sets used without including g2 keeps g2 on top. */
+    rf_problem_t *used0 = s_cluster(0);
+    used0->n_nodes = 1;
+    rf__patch_t p0 = {.used = used0, .includes = inc + 1};
+    cr_assert_eq(rf__store_patch(st, "c", v, &p0, NULL, 0, &v, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(s_used(st, 0), 4);
+    const char *g2[] = {"g2"};
+    int32_t released = 0;
+    cr_assert_eq(rf__store_release(st, "c", -1, g2, 1, 0, &v, &released, &err), RF_OK);
+    cr_assert_eq(released, 1);
+    cr_assert_eq(s_used(st, 0), 0);
+    usedp->n_nodes = 2;
+    used0->n_nodes = 2;
+    rf_problem_destroy(&usedp);
+    rf_problem_destroy(&used0);
+    rf__store_destroy(&st);
+    cr_assert_null(st);
+    rf_test_no_leaks();
+}
+
+Test(store, expiry_and_remove)
+{
+    rf__store_t *st = rf__store_new(4, 100);
+    rf_error_t err;
+    int64_t v = 0;
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), -1, 0, &v, &err), RF_OK);
+    rf__snapshot_t *snap = NULL;
+    cr_assert_eq(rf__store_acquire(st, "c", -1, 0, &snap, &err), RF_OK);
+    rf_problem_t *pb;
+    rf_answer_t *ans;
+    s_place(snap, "g1", 2, 1, &pb, &ans);
+    cr_assert_eq(rf__store_commit(st, snap, pb, ans, 100, 0, &v, &err), RF_OK);
+    s_done(&pb, &ans);
+    rf__store_unref(st, &snap);
+    cr_assert_eq(s_used(st, 1), 8);
+    rf__store_info_t info;
+    cr_assert_eq(rf__store_info(st, "c", 50, &info, &err), RF_OK);
+    cr_assert_eq(info.commits, 1);
+    cr_assert_eq(info.commit_pods, 2);
+    cr_assert_eq(rf__store_info(st, "c", 150, &info, &err), RF_OK); /* expired */
+    cr_assert_eq(info.commits, 0);
+    cr_assert_eq(info.version, v + 1);
+    const char *gone[] = {"b"};
+    rf__patch_t patch = {.remove = gone, .n_remove = 1};
+    cr_assert_eq(rf__store_patch(st, "c", info.version, &patch, NULL, 200, &v, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(rf__store_info(st, "c", 200, &info, &err), RF_OK);
+    cr_assert_eq(info.nodes, 1);
+    const char *nope[] = {"zz"};
+    rf__patch_t bad = {.remove = nope, .n_remove = 1};
+    cr_assert_eq(rf__store_patch(st, "c", v, &bad, NULL, 200, &v, &err), RF_ENOTFOUND);
+    cr_assert_str_eq(err.path, "remove[0]");
+    cr_assert_eq(rf__store_delete(st, "c", -1, &err), RF_OK);
+    cr_assert_eq(rf__store_info(st, "c", 0, &info, &err), RF_ENOTFOUND);
+    rf__store_destroy(&st);
+    rf_test_no_leaks();
+}

@@ -25,6 +25,9 @@
 #include <string.h>
 
 #include "rackfit/rackfit.h"
+#ifdef RF_HAVE_CLIENT
+#include "rackfit/client.h"
+#endif
 
 enum { S_EXIT_OK = 0, S_EXIT_INFEASIBLE = 1, S_EXIT_INPUT = 2, S_EXIT_FAILURE = 3 };
 
@@ -63,6 +66,7 @@ typedef struct {
     rf_limits_t limits;
     rf_solve_opts_t opts;
     int pretty;
+    const char *endpoint; /* solve --endpoint: ask rackfitd */
 } s_args_t;
 
 /* ---- local methods ------------------------------------------------------ */
@@ -71,8 +75,11 @@ static void s_usage(FILE *out)
 {
     fputs("usage:\n"
           "  rackfit solve PROBLEM.json [--mode greedy|ilp|auto] [--time-limit MS] [--threads N]\n"
-          "                [--limit NAME=VALUE]... [--pretty]\n"
+          "                [--limit NAME=VALUE]... [--pretty] [--endpoint ENDPOINT]\n"
           "      Solve the problem and print the answer as JSON on stdout.\n"
+          "      --endpoint sends it to rackfitd at ENDPOINT instead (tcp://127.0.0.1:5555);\n"
+          "      the problem's own `options` apply, and --mode/--time-limit/--threads\n"
+          "      cannot be combined with it.\n"
           "      The flags override the problem's `options`; the time limit counts\n"
           "      from when the problem has been read.\n"
           "  rackfit check PROBLEM.json ANSWER.json [--limit NAME=VALUE]...\n"
@@ -265,6 +272,11 @@ static int s_parse_args(int argc, char **argv, int solve_flags, int max_files, s
             args->opts.threads = (int32_t)n;
         } else if (solve_flags && strcmp(arg, "--pretty") == 0) {
             args->pretty = 1;
+        } else if (solve_flags && s_is_option(arg, "--endpoint")) {
+            v = s_option_value(argc, argv, &i, "--endpoint");
+            if (v[0] == '\0')
+                return s_usage_error("%s", "--endpoint wants a ZeroMQ endpoint (tcp://127.0.0.1:5555)");
+            args->endpoint = v;
         } else {
             return s_usage_error("unknown option `%s`", arg);
         }
@@ -482,6 +494,46 @@ static int s_flush_stdout(void)
 
 /* ---- commands ----------------------------------------------------------- */
 
+/* solve --endpoint: the problem's JSON goes to rackfitd as MessagePack (the
+ * client library), the answer comes back and is printed as JSON. */
+static int s_solve_remote(const s_args_t *args)
+{
+#ifdef RF_HAVE_CLIENT
+    if (args->opts.mode >= 0 || args->opts.time_limit_ms >= 0 || args->opts.threads >= 0)
+        return s_usage_error("%s", "--endpoint takes the problem's own options: drop --mode, --time-limit, --threads");
+    rf_error_t err;
+    rf_error_clear(&err);
+    char *text = NULL, *answer = NULL;
+    size_t len = 0, answer_len = 0;
+    int rc = S_EXIT_OK;
+    rf_client_t *client = NULL;
+    rf_status s = s_read_file(args->files[0], args->limits.max_input_bytes, &text, &len, &err);
+    if (s != RF_OK) {
+        s_report_error(args->files[0], &err, s);
+        return s_exit_for(s);
+    }
+    client = rf_client_new(args->endpoint, NULL, &err);
+    s = client ? rf_client_solve_json(client, text, len, &answer, &answer_len, &err) : err.code;
+    if (s != RF_OK) {
+        s_report_error(args->files[0], &err, s);
+        rc = s == RF_EIO || s == RF_ETIMEOUT || s == RF_EBUSY ? S_EXIT_FAILURE : s_exit_for(s);
+    } else {
+        if (args->pretty)
+            s_write_pretty(stdout, answer, answer_len);
+        else
+            fwrite(answer, 1, answer_len, stdout);
+        rc = s_flush_stdout();
+    }
+    free(answer);
+    free(text);
+    rf_client_destroy(&client);
+    return rc;
+#else
+    (void)args;
+    return s_usage_error("%s", "--endpoint: this rackfit was built without the client library");
+#endif
+}
+
 static int s_cmd_solve(int argc, char **argv)
 {
     s_args_t args;
@@ -495,6 +547,9 @@ static int s_cmd_solve(int argc, char **argv)
     size_t json_len = 0;
     rf_error_t err;
     rf_error_clear(&err);
+
+    if (args.endpoint != NULL)
+        return s_solve_remote(&args);
 
     rc = s_load_problem(args.files[0], &args.limits, &problem, &args.opts.start_ms);
     if (rc != 0)

@@ -1,0 +1,837 @@
+/* service/codec.c: the MessagePack boundary (service/codec.h), the only file
+ * that includes <msgpack.h>.
+ *
+ * Invariants:
+ * - rf__mp_decode never hands bytes to msgpack-c that rf__mp_prescan has not
+ *   accepted, so msgpack-c's zone holds at most (24 + 48) bytes per input
+ *   byte and its unpacker never meets a depth above RF__MP_MAX_DEPTH;
+ * - every string in a decoded document is a NUL-terminated copy in the
+ *   caller's arena; the msgpack-c zone is freed before rf__mp_decode returns,
+ *   on every path;
+ * - the writer's buffer is malloc'ed (msgpack_sbuffer uses realloc), so a
+ *   taken buffer is released with free(). */
+#include "codec.h"
+
+#include <math.h>
+#include <msgpack.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- limits */
+
+void rf__mp_limits_from(rf__mp_limits_t *mp, const rf_limits_t *limits)
+{
+    rf_limits_t def;
+    if (!limits) {
+        rf_limits_default(&def);
+        limits = &def;
+    }
+    mp->max_bytes = limits->max_input_bytes;
+    mp->max_depth = limits->max_depth;
+    mp->max_elements = 0;
+    mp->max_string = limits->max_string;
+}
+
+static int32_t s_depth_limit(const rf__mp_limits_t *l)
+{
+    if (!l || l->max_depth <= 0 || l->max_depth > RF__MP_MAX_DEPTH)
+        return RF__MP_MAX_DEPTH;
+    return l->max_depth;
+}
+
+/* -------------------------------------------------------------- prescan */
+
+typedef struct {
+    uint64_t left;  /* items (map: keys and values) still to read */
+    bool is_map;    /* odd items are values */
+    uint8_t tag;    /* what this container is, for the peek (s_tag_*) */
+    uint8_t key_id; /* at a value: which interesting key it belongs to */
+} s_frame_t;
+
+enum { S_TAG_OTHER = 0, S_TAG_TOP, S_TAG_OPTIONS };
+enum { S_KEY_NONE = 0, S_KEY_OP, S_KEY_OPTIONS, S_KEY_MODE, S_KEY_CLUSTER, S_KEY_NAME_REF, S_KEY_ID };
+
+static rf_status s_scan_fail(rf_error_t *err, rf_status code, size_t at, const char *fmt, const char *what)
+{
+    rf_error_set(err, code, "", fmt, what);
+    if (err)
+        err->offset = (long)at;
+    return code;
+}
+
+static uint64_t s_be(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint8_t s_key_id(uint8_t tag, const unsigned char *s, uint64_t n)
+{
+#define S_IS(lit) (n == sizeof(lit) - 1 && memcmp(s, lit, n) == 0)
+    if (tag == S_TAG_TOP) {
+        if (S_IS("op"))
+            return S_KEY_OP;
+        if (S_IS("options"))
+            return S_KEY_OPTIONS;
+        if (S_IS("cluster"))
+            return S_KEY_CLUSTER;
+        if (S_IS("cluster_name"))
+            return S_KEY_NAME_REF;
+        if (S_IS("id"))
+            return S_KEY_ID;
+    } else if (tag == S_TAG_OPTIONS) {
+        if (S_IS("mode"))
+            return S_KEY_MODE;
+    }
+#undef S_IS
+    return S_KEY_NONE;
+}
+
+rf_status rf__mp_prescan(const void *data, size_t len, const rf__mp_limits_t *limits, rf__mp_scan_t *scan,
+                         rf_error_t *err)
+{
+    rf__mp_scan_t local;
+    if (!scan)
+        scan = &local;
+    memset(scan, 0, sizeof *scan);
+    if (!data && len > 0)
+        return rf_error_set(err, RF_EINVAL, "", "rf__mp_prescan: NULL data");
+    if (limits && limits->max_bytes > 0 && (uint64_t)len > (uint64_t)limits->max_bytes)
+        return s_scan_fail(err, RF_ELIMIT, 0, "the message is larger than the limit of %s bytes", "max_input_bytes");
+    if (len == 0)
+        return s_scan_fail(err, RF_EPARSE, 0, "%s", "the message is empty");
+    const unsigned char *b = data;
+    const int32_t max_depth = s_depth_limit(limits);
+    const uint64_t budget =
+        limits && limits->max_elements > 0 && (uint64_t)limits->max_elements < len ? (uint64_t)limits->max_elements
+                                                                                     : (uint64_t)len;
+    s_frame_t stack[RF__MP_MAX_DEPTH + 1];
+    int32_t depth = 0; /* frames open */
+    uint64_t total = 0;
+    size_t i = 0;
+    bool done = false;
+    while (!done) {
+        /* Where this value sits: in a map as a key? which key's value? */
+        s_frame_t *top = depth > 0 ? &stack[depth - 1] : NULL;
+        bool is_key = top && top->is_map && (top->left % 2 == 0);
+        uint8_t value_of = top && top->is_map && !is_key ? top->key_id : S_KEY_NONE;
+        if (i >= len)
+            return s_scan_fail(err, RF_EPARSE, i, "%s", "the message ends inside a value (truncated)");
+        size_t at = i;
+        unsigned char c = b[i++];
+        uint64_t n = 0;    /* container items, or string/payload bytes */
+        int kind = 0;      /* 0 scalar, 1 string, 2 array, 3 map */
+        size_t fixed = 0;  /* payload bytes of a fixed-size scalar */
+        if (c <= 0x7f || c >= 0xe0) {
+            /* fixint */
+        } else if (c <= 0x8f) {
+            kind = 3;
+            n = c & 0x0f;
+        } else if (c <= 0x9f) {
+            kind = 2;
+            n = c & 0x0f;
+        } else if (c <= 0xbf) {
+            kind = 1;
+            n = c & 0x1f;
+        } else {
+            int lenbytes = 0;
+            switch (c) {
+            case 0xc0: /* nil */
+            case 0xc2: /* false */
+            case 0xc3: /* true */
+                break;
+            case 0xc1:
+                return s_scan_fail(err, RF_EPARSE, at, "%s", "byte 0xc1 is never used in MessagePack");
+            case 0xc4:
+            case 0xc5:
+            case 0xc6:
+                return s_scan_fail(err, RF_EPARSE, at, "%s", "bin values are not accepted (use strings)");
+            case 0xc7:
+            case 0xc8:
+            case 0xc9:
+            case 0xd4:
+            case 0xd5:
+            case 0xd6:
+            case 0xd7:
+            case 0xd8:
+                return s_scan_fail(err, RF_EPARSE, at, "%s", "ext values are not accepted");
+            case 0xca:
+                fixed = 4;
+                break;
+            case 0xcb:
+                fixed = 8;
+                break;
+            case 0xcc:
+            case 0xd0:
+                fixed = 1;
+                break;
+            case 0xcd:
+            case 0xd1:
+                fixed = 2;
+                break;
+            case 0xce:
+            case 0xd2:
+                fixed = 4;
+                break;
+            case 0xcf:
+            case 0xd3:
+                fixed = 8;
+                break;
+            case 0xd9:
+                kind = 1;
+                lenbytes = 1;
+                break;
+            case 0xda:
+                kind = 1;
+                lenbytes = 2;
+                break;
+            case 0xdb:
+                kind = 1;
+                lenbytes = 4;
+                break;
+            case 0xdc:
+                kind = 2;
+                lenbytes = 2;
+                break;
+            case 0xdd:
+                kind = 2;
+                lenbytes = 4;
+                break;
+            case 0xde:
+                kind = 3;
+                lenbytes = 2;
+                break;
+            case 0xdf:
+                kind = 3;
+                lenbytes = 4;
+                break;
+            default:
+                return s_scan_fail(err, RF_EPARSE, at, "%s", "unknown type byte");
+            }
+            if (lenbytes) {
+                if (len - i < (size_t)lenbytes)
+                    return s_scan_fail(err, RF_EPARSE, at, "%s", "the message ends inside a header (truncated)");
+                n = s_be(b + i, lenbytes);
+                i += (size_t)lenbytes;
+            }
+        }
+        if (fixed) {
+            if (len - i < fixed)
+                return s_scan_fail(err, RF_EPARSE, at, "%s", "the message ends inside a number (truncated)");
+            i += fixed;
+        }
+        if (is_key && kind != 1)
+            return s_scan_fail(err, RF_EPARSE, at, "%s", "a map key must be a string");
+        if (kind == 1) {
+            if (n > len - i)
+                return s_scan_fail(err, RF_EPARSE, at, "%s", "a string runs past the end of the message (truncated)");
+            if (limits && limits->max_string > 0 && n > (uint64_t)limits->max_string)
+                return s_scan_fail(err, RF_ELIMIT, at, "a string is longer than the limit of %s bytes", "max_string");
+            if (is_key)
+                top->key_id = s_key_id(top->tag, b + i, n);
+            else if (value_of == S_KEY_OP && n < sizeof scan->op) {
+                memcpy(scan->op, b + i, n);
+                scan->op[n] = '\0';
+            } else if (value_of == S_KEY_MODE && n < sizeof scan->mode) {
+                memcpy(scan->mode, b + i, n);
+                scan->mode[n] = '\0';
+            }
+            i += (size_t)n;
+        }
+        if (is_key) {
+            if (top->key_id == S_KEY_CLUSTER)
+                scan->has_cluster = true;
+            else if (top->key_id == S_KEY_NAME_REF)
+                scan->has_name_ref = true;
+        }
+        if (value_of == S_KEY_ID && depth == 1 && (kind == 1 || (kind == 0 && c != 0xc0 && c != 0xc2 && c != 0xc3 &&
+                                                                   c != 0xca && c != 0xcb))) {
+            scan->id_off = at;
+            scan->id_len = i - at;
+        }
+        /* This value is read: count it in its container. */
+        if (top)
+            top->left--;
+        if (kind >= 2) {
+            uint64_t items = kind == 3 ? n * 2 : n;
+            /* Every item takes at least one byte: the declared counts of all
+             * containers together never exceed the bytes of the message. */
+            if (items > len - i || items > budget - total)
+                return s_scan_fail(err, RF_ELIMIT, at,
+                                   "a container declares more elements than the message can hold (%s)",
+                                   "element budget");
+            total += items;
+            if (depth >= max_depth)
+                return s_scan_fail(err, RF_ELIMIT, at, "nesting deeper than the limit (%s)", "max_depth");
+            if (depth == 0 && kind == 3)
+                scan->top_map = true;
+            uint8_t tag = S_TAG_OTHER;
+            if (depth == 0)
+                tag = S_TAG_TOP;
+            else if (value_of == S_KEY_OPTIONS && depth == 1 && kind == 3)
+                tag = S_TAG_OPTIONS;
+            stack[depth++] = (s_frame_t){.left = items, .is_map = kind == 3, .tag = tag, .key_id = S_KEY_NONE};
+            if (depth > scan->depth)
+                scan->depth = depth;
+        }
+        /* Close every container that is now complete. */
+        while (depth > 0 && stack[depth - 1].left == 0)
+            depth--;
+        if (depth == 0)
+            done = true;
+    }
+    scan->elements = (int64_t)total;
+    if (i != len)
+        return s_scan_fail(err, RF_EPARSE, i, "%s", "trailing bytes after the message's value");
+    return RF_OK;
+}
+
+/* --------------------------------------------------------------- decode */
+
+typedef struct {
+    rf__arena_t *arena;
+    int32_t max_string;
+    rf_error_t *err;
+    char path[RF_ERROR_PATH_MAX];
+    int plen;
+} s_dec_t;
+
+static rf_status s_nomem(s_dec_t *d)
+{
+    return rf_error_set(d->err, RF_ENOMEM, d->path, "out of memory for the decoded document");
+}
+
+typedef struct {
+    const char *key;
+    uint32_t len;
+} s_keyref_t;
+
+static int s_keyref_cmp(const void *a, const void *b)
+{
+    const s_keyref_t *x = a, *y = b;
+    uint32_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->key, y->key, n);
+    if (c)
+        return c;
+    return (x->len > y->len) - (x->len < y->len);
+}
+
+/* The first duplicate key of a converted map, or NULL. */
+static const char *s_duplicate_key(const rf_doc_t *map, bool *oom)
+{
+    uint32_t n = map->len;
+    *oom = false;
+    if (n < 2)
+        return NULL;
+    if (n <= 16) {
+        for (uint32_t i = 1; i < n; i++)
+            for (uint32_t k = 0; k < i; k++)
+                if (map->u.pairs[i].key_len == map->u.pairs[k].key_len &&
+                    memcmp(map->u.pairs[i].key, map->u.pairs[k].key, map->u.pairs[i].key_len) == 0)
+                    return map->u.pairs[i].key;
+        return NULL;
+    }
+    s_keyref_t *refs = malloc((size_t)n * sizeof *refs);
+    if (!refs) {
+        *oom = true;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        refs[i] = (s_keyref_t){map->u.pairs[i].key, map->u.pairs[i].key_len};
+    qsort(refs, n, sizeof *refs, s_keyref_cmp);
+    const char *dup = NULL;
+    for (uint32_t i = 1; i < n && !dup; i++)
+        if (s_keyref_cmp(&refs[i - 1], &refs[i]) == 0)
+            dup = refs[i].key;
+    free(refs);
+    return dup;
+}
+
+/* Length of the valid UTF-8 prefix of s[0..n): n when all of it is valid.
+ * Rejects overlong forms, surrogates and code points above U+10FFFF. */
+static size_t s_utf8_valid(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k;
+        uint32_t cp;
+        if (c >= 0xC2 && c <= 0xDF) {
+            k = 2;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            k = 3;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            k = 4;
+            cp = c & 0x07;
+        } else {
+            return i;
+        }
+        if (n - i < k)
+            return i;
+        for (size_t j = 1; j < k; j++) {
+            if ((s[i + j] & 0xC0) != 0x80)
+                return i;
+            cp = (cp << 6) | (s[i + j] & 0x3F);
+        }
+        if ((k == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (k == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+            return i;
+        i += k;
+    }
+    return n;
+}
+
+static rf_status s_string(s_dec_t *d, const char *s, uint32_t n, const char **out, const char *what)
+{
+    if (s_utf8_valid((const unsigned char *)s, n) != n)
+        return rf_error_set(d->err, RF_EPARSE, d->path, "%s is not valid UTF-8 (MessagePack str is UTF-8)", what);
+    if (d->max_string > 0 && n > (uint32_t)d->max_string)
+        return rf_error_set(d->err, RF_ELIMIT, d->path, "%s of %u bytes is longer than the limit of %d bytes", what,
+                            (unsigned)n, (int)d->max_string);
+    *out = rf__arena_strndup(d->arena, s, n);
+    return *out ? RF_OK : s_nomem(d);
+}
+
+static rf_status s_convert(s_dec_t *d, const msgpack_object *o, rf_doc_t *out)
+{
+    out->offset = -1;
+    out->len = 0;
+    switch (o->type) {
+    case MSGPACK_OBJECT_NIL:
+        out->type = RF_DOC_NULL;
+        return RF_OK;
+    case MSGPACK_OBJECT_BOOLEAN:
+        out->type = RF_DOC_BOOL;
+        out->u.b = o->via.boolean;
+        return RF_OK;
+    case MSGPACK_OBJECT_POSITIVE_INTEGER:
+        if (o->via.u64 > (uint64_t)INT64_MAX)
+            return rf_error_set(d->err, RF_ESCHEMA, d->path, "the integer %llu is above the largest accepted (2^63-1)",
+                                (unsigned long long)o->via.u64);
+        out->type = RF_DOC_INT;
+        out->u.i = (int64_t)o->via.u64;
+        return RF_OK;
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+        out->type = RF_DOC_INT;
+        out->u.i = o->via.i64;
+        return RF_OK;
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64:
+        out->type = RF_DOC_FLOAT;
+        out->u.f = o->via.f64;
+        return RF_OK;
+    case MSGPACK_OBJECT_STR:
+        out->type = RF_DOC_STR;
+        out->len = o->via.str.size;
+        return s_string(d, o->via.str.ptr, o->via.str.size, &out->u.s, "a string");
+    case MSGPACK_OBJECT_ARRAY: {
+        uint32_t n = o->via.array.size;
+        out->type = RF_DOC_ARRAY;
+        out->u.items = rf__arena_alloc(d->arena, (size_t)n * sizeof(rf_doc_t));
+        if (!out->u.items)
+            return s_nomem(d);
+        for (uint32_t i = 0; i < n; i++) {
+            int saved = d->plen;
+            d->plen = rf__path_index(d->path, saved, (int)sizeof d->path, (long)i);
+            RF_CALL(s_convert(d, &o->via.array.ptr[i], &out->u.items[i]));
+            d->plen = saved;
+            d->path[saved] = '\0';
+            out->len = i + 1;
+        }
+        return RF_OK;
+    }
+    case MSGPACK_OBJECT_MAP: {
+        uint32_t n = o->via.map.size;
+        out->type = RF_DOC_MAP;
+        out->u.pairs = rf__arena_alloc(d->arena, (size_t)n * sizeof(rf_doc_kv_t));
+        if (!out->u.pairs)
+            return s_nomem(d);
+        for (uint32_t i = 0; i < n; i++) {
+            const msgpack_object_kv *kv = &o->via.map.ptr[i];
+            rf_doc_kv_t *dst = &out->u.pairs[i];
+            if (kv->key.type != MSGPACK_OBJECT_STR)
+                return rf_error_set(d->err, RF_EPARSE, d->path, "a map key must be a string");
+            RF_CALL(s_string(d, kv->key.via.str.ptr, kv->key.via.str.size, &dst->key, "a key"));
+            dst->key_len = kv->key.via.str.size;
+            int saved = d->plen;
+            d->plen = rf__path_key(d->path, saved, (int)sizeof d->path, dst->key);
+            RF_CALL(s_convert(d, &kv->val, &dst->value));
+            d->plen = saved;
+            d->path[saved] = '\0';
+            out->len = i + 1;
+        }
+        bool oom = false;
+        const char *dup = s_duplicate_key(out, &oom);
+        if (oom)
+            return s_nomem(d);
+        if (dup) {
+            d->plen = rf__path_key(d->path, d->plen, (int)sizeof d->path, dup);
+            return rf_error_set(d->err, RF_EPARSE, d->path, "duplicate key");
+        }
+        return RF_OK;
+    }
+    case MSGPACK_OBJECT_BIN:
+        return rf_error_set(d->err, RF_EPARSE, d->path, "bin values are not accepted (use strings)");
+    case MSGPACK_OBJECT_EXT:
+        return rf_error_set(d->err, RF_EPARSE, d->path, "ext values are not accepted");
+    }
+    return rf_error_set(d->err, RF_EPARSE, d->path, "unknown MessagePack type");
+}
+
+rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena,
+                        rf_doc_t **out, rf_error_t *err)
+{
+    if (out)
+        *out = NULL;
+    if (!arena || !out || (!data && len > 0))
+        return rf_error_set(err, RF_EINVAL, "", "rf__mp_decode: NULL argument");
+    RF_CALL(rf__mp_prescan(data, len, limits, NULL, err));
+
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    msgpack_unpack_return ret = msgpack_unpack_next(&u, data, len, &off);
+    rf_status st = RF_OK;
+    if (ret == MSGPACK_UNPACK_NOMEM_ERROR) {
+        st = rf_error_set(err, RF_ENOMEM, "", "out of memory unpacking the message");
+    } else if (ret != MSGPACK_UNPACK_SUCCESS || off != len) {
+        /* The pre-scan accepted it: msgpack-c disagreeing is our bug. */
+        st = rf_error_set(err, RF_EPARSE, "", "the message is not well-formed MessagePack (unpack: %d)", (int)ret);
+    } else {
+        s_dec_t d = {.arena = arena, .max_string = limits ? limits->max_string : 0, .err = err, .plen = 0};
+        d.path[0] = '\0';
+        rf_doc_t *doc = rf__arena_alloc(arena, sizeof *doc);
+        if (!doc)
+            st = rf_error_set(err, RF_ENOMEM, "", "out of memory for the decoded document");
+        else
+            st = s_convert(&d, &u.data, doc);
+        if (st == RF_OK)
+            *out = doc;
+    }
+    msgpack_unpacked_destroy(&u);
+    return st;
+}
+
+/* --------------------------------------------------------------- writer */
+
+struct rf__mp_writer {
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    bool oom;
+};
+
+rf__mp_writer_t *rf__mp_writer_new(void)
+{
+    rf__mp_writer_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    msgpack_sbuffer_init(&w->sb);
+    msgpack_packer_init(&w->pk, &w->sb, msgpack_sbuffer_write);
+    return w;
+}
+
+void rf__mp_writer_destroy(rf__mp_writer_t **w)
+{
+    if (!w || !*w)
+        return;
+    msgpack_sbuffer_destroy(&(*w)->sb);
+    free(*w);
+    *w = NULL;
+}
+
+void rf__mp_writer_reset(rf__mp_writer_t *w)
+{
+    msgpack_sbuffer_clear(&w->sb);
+    w->oom = false;
+}
+
+const void *rf__mp_writer_data(const rf__mp_writer_t *w, size_t *len)
+{
+    *len = w->sb.size;
+    return w->sb.data;
+}
+
+void *rf__mp_writer_take(rf__mp_writer_t *w, size_t *len)
+{
+    *len = w->sb.size;
+    void *p = msgpack_sbuffer_release(&w->sb);
+    w->oom = false;
+    return p;
+}
+
+bool rf__mp_writer_ok(const rf__mp_writer_t *w)
+{
+    return !w->oom;
+}
+
+#define S_W(w, call)                                                                                                   \
+    do {                                                                                                               \
+        if (!(w)->oom && (call) != 0)                                                                                  \
+            (w)->oom = true;                                                                                           \
+    } while (0)
+
+void rf__mp_map(rf__mp_writer_t *w, uint32_t n)
+{
+    S_W(w, msgpack_pack_map(&w->pk, n));
+}
+
+void rf__mp_array(rf__mp_writer_t *w, uint32_t n)
+{
+    S_W(w, msgpack_pack_array(&w->pk, n));
+}
+
+void rf__mp_strn(rf__mp_writer_t *w, const char *s, size_t n)
+{
+    if (n > UINT32_MAX) {
+        w->oom = true;
+        return;
+    }
+    S_W(w, msgpack_pack_str(&w->pk, n));
+    if (n)
+        S_W(w, msgpack_pack_str_body(&w->pk, s, n));
+}
+
+/* A string that must be valid UTF-8 on the wire (messages, paths): invalid
+ * bytes become '?'. */
+static void s_text(rf__mp_writer_t *w, const char *s)
+{
+    size_t n = strlen(s);
+    if (s_utf8_valid((const unsigned char *)s, n) == n) {
+        rf__mp_strn(w, s, n);
+        return;
+    }
+    char *copy = malloc(n + 1);
+    if (!copy) {
+        w->oom = true;
+        return;
+    }
+    memcpy(copy, s, n + 1);
+    size_t i = 0;
+    while (i < n) {
+        size_t ok = s_utf8_valid((const unsigned char *)copy + i, n - i);
+        i += ok;
+        if (i < n)
+            copy[i++] = '?';
+    }
+    rf__mp_strn(w, copy, n);
+    free(copy);
+}
+
+void rf__mp_str(rf__mp_writer_t *w, const char *s)
+{
+    if (!s)
+        rf__mp_nil(w);
+    else
+        rf__mp_strn(w, s, strlen(s));
+}
+
+void rf__mp_key(rf__mp_writer_t *w, const char *key)
+{
+    rf__mp_strn(w, key, strlen(key));
+}
+
+void rf__mp_raw(rf__mp_writer_t *w, const void *bytes, size_t len)
+{
+    S_W(w, msgpack_sbuffer_write(&w->sb, bytes, len));
+}
+
+void rf__mp_int(rf__mp_writer_t *w, int64_t v)
+{
+    S_W(w, msgpack_pack_int64(&w->pk, v));
+}
+
+void rf__mp_double(rf__mp_writer_t *w, double v)
+{
+    if (!isfinite(v))
+        rf__mp_nil(w);
+    else
+        S_W(w, msgpack_pack_double(&w->pk, v));
+}
+
+void rf__mp_bool(rf__mp_writer_t *w, bool v)
+{
+    S_W(w, v ? msgpack_pack_true(&w->pk) : msgpack_pack_false(&w->pk));
+}
+
+void rf__mp_nil(rf__mp_writer_t *w)
+{
+    S_W(w, msgpack_pack_nil(&w->pk));
+}
+
+void rf__mp_doc(rf__mp_writer_t *w, const rf_doc_t *doc)
+{
+    switch (doc->type) {
+    case RF_DOC_NULL:
+        rf__mp_nil(w);
+        return;
+    case RF_DOC_BOOL:
+        rf__mp_bool(w, doc->u.b);
+        return;
+    case RF_DOC_INT:
+        rf__mp_int(w, doc->u.i);
+        return;
+    case RF_DOC_FLOAT:
+        S_W(w, msgpack_pack_double(&w->pk, doc->u.f));
+        return;
+    case RF_DOC_STR:
+        rf__mp_strn(w, doc->u.s, doc->len);
+        return;
+    case RF_DOC_ARRAY:
+        rf__mp_array(w, doc->len);
+        for (uint32_t i = 0; i < doc->len; i++)
+            rf__mp_doc(w, &doc->u.items[i]);
+        return;
+    case RF_DOC_MAP:
+        rf__mp_map(w, doc->len);
+        for (uint32_t i = 0; i < doc->len; i++) {
+            rf__mp_strn(w, doc->u.pairs[i].key, doc->u.pairs[i].key_len);
+            rf__mp_doc(w, &doc->u.pairs[i].value);
+        }
+        return;
+    }
+    rf__mp_nil(w);
+}
+
+/* ------------------------------------------------------- answers, errors */
+
+static void s_gang(rf__mp_writer_t *w, const rf_problem_t *p, const rf_answer_t *a, int32_t g)
+{
+    const rf_gang_t *gang = &p->gangs[g];
+    const rf_gang_answer_t *ga = &a->gangs[g];
+    if (ga->admitted) {
+        rf__mp_map(w, 5);
+        rf__mp_key(w, "name");
+        rf__mp_str(w, gang->name);
+        rf__mp_key(w, "admitted");
+        rf__mp_bool(w, true);
+        rf__mp_key(w, "pod_sets");
+        rf__mp_array(w, (uint32_t)gang->n_pod_sets);
+        for (int32_t j = 0; j < gang->n_pod_sets; j++) {
+            const rf_pod_set_answer_t *pa = &ga->pod_sets[j];
+            rf__mp_map(w, 2);
+            rf__mp_key(w, "name");
+            rf__mp_str(w, gang->pod_sets[j].name);
+            rf__mp_key(w, "placements");
+            rf__mp_array(w, (uint32_t)pa->n_placements);
+            for (int32_t k = 0; k < pa->n_placements; k++) {
+                const rf_placement_t *pl = &pa->placements[k];
+                rf__mp_map(w, 2);
+                rf__mp_key(w, "node");
+                rf__mp_str(w, pl->node >= 0 && pl->node < p->n_nodes ? p->nodes[pl->node].name : NULL);
+                rf__mp_key(w, "count");
+                rf__mp_int(w, pl->count);
+            }
+        }
+        rf__mp_key(w, "domains");
+        rf__mp_array(w, (uint32_t)p->n_levels);
+        for (int32_t l = 0; l < p->n_levels; l++)
+            rf__mp_int(w, ga->domains[l]);
+        rf__mp_key(w, "penalty");
+        rf__mp_double(w, ga->penalty);
+        return;
+    }
+    rf__mp_map(w, 4);
+    rf__mp_key(w, "name");
+    rf__mp_str(w, gang->name);
+    rf__mp_key(w, "admitted");
+    rf__mp_bool(w, false);
+    rf__mp_key(w, "reason");
+    rf__mp_str(w, ga->reason ? ga->reason : "not admitted");
+    rf__mp_key(w, "why");
+    bool has_level = ga->why.level >= 0 && ga->why.level < p->n_levels;
+    bool has_res = ga->why.resource >= 0 && ga->why.resource < p->n_resources;
+    rf__mp_map(w, (uint32_t)(has_level + has_res + (ga->why.fits >= 0) + (ga->why.needs >= 0)));
+    if (has_level) {
+        rf__mp_key(w, "level");
+        rf__mp_str(w, p->levels[ga->why.level]);
+    }
+    if (has_res) {
+        rf__mp_key(w, "resource");
+        rf__mp_str(w, p->resources[ga->why.resource]);
+    }
+    if (ga->why.fits >= 0) {
+        rf__mp_key(w, "fits");
+        rf__mp_int(w, ga->why.fits);
+    }
+    if (ga->why.needs >= 0) {
+        rf__mp_key(w, "needs");
+        rf__mp_int(w, ga->why.needs);
+    }
+}
+
+void rf__mp_answer_pairs(rf__mp_writer_t *w, const rf_answer_t *answer)
+{
+    const rf_problem_t *p = answer->problem;
+    rf__mp_key(w, "gangs");
+    rf__mp_array(w, (uint32_t)answer->n_gangs);
+    for (int32_t g = 0; g < answer->n_gangs; g++)
+        s_gang(w, p, answer, g);
+    const rf_summary_t *s = &answer->summary;
+    rf__mp_key(w, "summary");
+    rf__mp_map(w, 8);
+    rf__mp_key(w, "admitted");
+    rf__mp_int(w, s->admitted);
+    rf__mp_key(w, "rejected");
+    rf__mp_int(w, s->rejected);
+    rf__mp_key(w, "value");
+    rf__mp_array(w, (uint32_t)s->n_value);
+    for (int32_t i = 0; i < s->n_value; i++) {
+        rf__mp_array(w, 3);
+        rf__mp_int(w, s->value[i].priority);
+        rf__mp_int(w, s->value[i].units);
+        rf__mp_int(w, s->value[i].pods);
+    }
+    rf__mp_key(w, "penalty");
+    rf__mp_double(w, s->penalty);
+    rf__mp_key(w, "penalty_bound");
+    rf__mp_double(w, s->penalty_bound);
+    rf__mp_key(w, "optimal");
+    rf__mp_bool(w, s->optimal);
+    rf__mp_key(w, "mode_used");
+    rf__mp_str(w, s->mode_used ? s->mode_used : "none");
+    rf__mp_key(w, "solve_ms");
+    rf__mp_double(w, s->solve_ms);
+}
+
+void rf__mp_error_reply(rf__mp_writer_t *w, const rf_doc_t *id, rf_status code, const char *message, const char *path)
+{
+    rf__mp_map(w, id ? 2 : 1);
+    if (id) {
+        rf__mp_key(w, "id");
+        rf__mp_doc(w, id);
+    }
+    rf__mp_key(w, "error");
+    rf__mp_map(w, 3);
+    rf__mp_key(w, "code");
+    rf__mp_str(w, rf_status_code(code));
+    rf__mp_key(w, "message");
+    s_text(w, message && message[0] ? message : rf_status_message(code));
+    rf__mp_key(w, "path");
+    s_text(w, path ? path : "");
+}
+
+void rf__mp_error_reply_raw(rf__mp_writer_t *w, const void *id, size_t id_len, rf_status code, const char *message,
+                            const char *path)
+{
+    rf__mp_map(w, id_len ? 2 : 1);
+    if (id_len) {
+        rf__mp_key(w, "id");
+        rf__mp_raw(w, id, id_len);
+    }
+    rf__mp_key(w, "error");
+    rf__mp_map(w, 3);
+    rf__mp_key(w, "code");
+    rf__mp_str(w, rf_status_code(code));
+    rf__mp_key(w, "message");
+    s_text(w, message && message[0] ? message : rf_status_message(code));
+    rf__mp_key(w, "path");
+    s_text(w, path ? path : "");
+}

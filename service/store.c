@@ -1,0 +1,804 @@
+/* service/store.c: named clusters with versions, patches and commits
+ * (service/store.h).
+ *
+ * Invariants (all under `mu`):
+ * - a cluster's `base` is a validated, cluster-only problem; its resource
+ *   list only grows across patches (old resources keep their index), so a
+ *   commit's `amount` array stays valid when extended with zeros;
+ * - eff_used[n * R + r] == base used[n][r] + the sum of amount[r] of the
+ *   live commits on node n, always;
+ * - `snap` is NULL or the snapshot of the current version; a snapshot holds
+ *   one reference to its base, and the store one to its current snapshot;
+ *   a base or snapshot is freed when its last reference goes;
+ * - commits are unique per (gang, node). */
+#include "store.h"
+
+#include "rackfit/quantity.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --------------------------------------------------------- data structures */
+
+typedef struct {
+    int refs;
+    rf_problem_t *p;
+} s_base_t;
+
+typedef struct {
+    rf__snapshot_t pub; /* first: the public view */
+    int refs;
+    s_base_t *base;
+    rf_problem_t *own; /* pub.problem */
+    char *name;        /* pub.name */
+} s_snap_t;
+
+typedef struct {
+    char *gang;
+    int32_t node;
+    int32_t count;
+    int64_t *amount; /* [R of the base] */
+    double expires_ms;
+} s_commit_t;
+
+typedef struct {
+    char *name;
+    int64_t version;
+    int64_t base_version;
+    s_base_t *base;
+    int64_t *eff_used; /* [n_nodes * R] */
+    s_commit_t *commits;
+    int32_t n_commits;
+    int32_t cap_commits;
+    s_snap_t *snap;
+} s_cluster_t;
+
+struct rf__store {
+    pthread_mutex_t mu;
+    s_cluster_t *clusters;
+    int32_t n_clusters;
+    int32_t max_clusters;
+    int32_t max_commits;
+};
+
+/* ------------------------------------------------------------ local methods */
+
+static void s_base_unref(s_base_t *b)
+{
+    if (b && --b->refs == 0) {
+        rf_problem_destroy(&b->p);
+        free(b);
+    }
+}
+
+static void s_snap_unref(s_snap_t *s)
+{
+    if (s && --s->refs == 0) {
+        rf_problem_destroy(&s->own);
+        s_base_unref(s->base);
+        free(s->name);
+        free(s);
+    }
+}
+
+static void s_commit_free(s_commit_t *c)
+{
+    free(c->gang);
+    free(c->amount);
+}
+
+static s_cluster_t *s_find(rf__store_t *st, const char *name)
+{
+    for (int32_t i = 0; i < st->n_clusters; i++)
+        if (strcmp(st->clusters[i].name, name) == 0)
+            return &st->clusters[i];
+    return NULL;
+}
+
+static void s_invalidate(s_cluster_t *c)
+{
+    s_snap_unref(c->snap);
+    c->snap = NULL;
+}
+
+/* Recompute eff_used from the base and the commits. */
+static rf_status s_recompute(s_cluster_t *c, rf_error_t *err)
+{
+    const rf_problem_t *p = c->base->p;
+    size_t R = (size_t)p->n_resources;
+    int64_t *eff = malloc(((size_t)p->n_nodes * R + 1) * sizeof *eff);
+    if (!eff)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    for (int32_t n = 0; n < p->n_nodes; n++)
+        memcpy(eff + (size_t)n * R, p->nodes[n].used, R * sizeof *eff);
+    for (int32_t k = 0; k < c->n_commits; k++)
+        for (size_t r = 0; r < R; r++)
+            eff[(size_t)c->commits[k].node * R + r] += c->commits[k].amount[r];
+    free(c->eff_used);
+    c->eff_used = eff;
+    return RF_OK;
+}
+
+static void s_drop_commit(s_cluster_t *c, int32_t k)
+{
+    size_t R = (size_t)c->base->p->n_resources;
+    s_commit_t *cm = &c->commits[k];
+    for (size_t r = 0; r < R; r++)
+        c->eff_used[(size_t)cm->node * R + r] -= cm->amount[r];
+    s_commit_free(cm);
+    c->commits[k] = c->commits[--c->n_commits];
+}
+
+/* Drop expired commits; a drop is a change (version + 1). */
+static void s_expire(s_cluster_t *c, double now_ms)
+{
+    bool any = false;
+    for (int32_t k = 0; k < c->n_commits;) {
+        if (c->commits[k].expires_ms <= now_ms) {
+            s_drop_commit(c, k);
+            any = true;
+        } else {
+            k++;
+        }
+    }
+    if (any) {
+        c->version++;
+        s_invalidate(c);
+    }
+}
+
+static rf_status s_lookup(rf__store_t *st, const char *name, int64_t version, double now_ms, s_cluster_t **out,
+                          rf_error_t *err)
+{
+    s_cluster_t *c = s_find(st, name);
+    if (!c)
+        return rf_error_set(err, RF_ENOTFOUND, "cluster_name", "no stored cluster is named \"%.200s\"", name);
+    s_expire(c, now_ms);
+    if (version >= 0 && version != c->version)
+        return rf_error_set(err, RF_ESTALE, "", "cluster \"%.200s\" is at version %lld, not %lld", name,
+                            (long long)c->version, (long long)version);
+    *out = c;
+    return RF_OK;
+}
+
+/* Deep-copy node `src` of `from` into `to` (resources already interned in
+ * `to`; `map[r]` is to's index of from's resource r). */
+static rf_status s_copy_node(rf_problem_t *to, const rf_problem_t *from, const rf_node_t *src, const int32_t *map,
+                             rf_node_t *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->name = rf_problem_strdup(to, src->name, strlen(src->name));
+    dst->labels = rf_problem_alloc(to, (size_t)src->n_labels * sizeof *dst->labels);
+    dst->taints = rf_problem_alloc(to, (size_t)src->n_taints * sizeof *dst->taints);
+    dst->allocatable = rf_problem_alloc(to, (size_t)to->n_resources * sizeof(int64_t));
+    dst->used = rf_problem_alloc(to, (size_t)to->n_resources * sizeof(int64_t));
+    if (!dst->name || !dst->labels || !dst->taints || !dst->allocatable || !dst->used)
+        return RF_ENOMEM;
+    for (int32_t i = 0; i < src->n_labels; i++) {
+        dst->labels[i].key = rf_problem_strdup(to, src->labels[i].key, strlen(src->labels[i].key));
+        dst->labels[i].value = rf_problem_strdup(to, src->labels[i].value, strlen(src->labels[i].value));
+        if (!dst->labels[i].key || !dst->labels[i].value)
+            return RF_ENOMEM;
+    }
+    dst->n_labels = src->n_labels;
+    for (int32_t i = 0; i < src->n_taints; i++) {
+        dst->taints[i].key = rf_problem_strdup(to, src->taints[i].key, strlen(src->taints[i].key));
+        dst->taints[i].value = rf_problem_strdup(to, src->taints[i].value, strlen(src->taints[i].value));
+        dst->taints[i].effect = src->taints[i].effect;
+        if (!dst->taints[i].key || !dst->taints[i].value)
+            return RF_ENOMEM;
+    }
+    dst->n_taints = src->n_taints;
+    dst->allocatable[RF_RES_PODS] = RF_QTY_UNLIMITED;
+    for (int32_t r = 0; r < from->n_resources; r++) {
+        dst->allocatable[map[r]] = src->allocatable[r];
+        dst->used[map[r]] = src->used[r];
+    }
+    dst->unschedulable = src->unschedulable;
+    return RF_OK;
+}
+
+/* Intern `from`'s resources into `to`; map[r] receives to's index. */
+static rf_status s_intern(rf_problem_t *to, const rf_problem_t *from, int32_t *map)
+{
+    for (int32_t r = 0; r < from->n_resources; r++)
+        if ((map[r] = rf_problem_resource(to, from->resources[r])) < 0)
+            return RF_ENOMEM;
+    return RF_OK;
+}
+
+/* Move the commits onto a new base (nodes remapped by name; those on nodes
+ * that are gone dropped; amounts extended to the new resource count). */
+static rf_status s_rebase(s_cluster_t *c, s_base_t *nb, rf_error_t *err)
+{
+    const rf_problem_t *old = c->base->p;
+    int32_t R_old = old->n_resources, R_new = nb->p->n_resources;
+    for (int32_t k = 0; k < c->n_commits;) {
+        s_commit_t *cm = &c->commits[k];
+        int32_t n = rf_problem_node(nb->p, old->nodes[cm->node].name);
+        if (n < 0) {
+            s_commit_free(cm);
+            c->commits[k] = c->commits[--c->n_commits];
+            continue;
+        }
+        if (R_new > R_old) {
+            int64_t *a = realloc(cm->amount, (size_t)R_new * sizeof *a);
+            if (!a)
+                return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            memset(a + R_old, 0, (size_t)(R_new - R_old) * sizeof *a);
+            cm->amount = a;
+        }
+        cm->node = n;
+        k++;
+    }
+    s_base_unref(c->base);
+    c->base = nb;
+    return s_recompute(c, err);
+}
+
+static rf_status s_cluster_init(s_cluster_t *c, const char *name, rf_problem_t *cluster, rf_error_t *err)
+{
+    memset(c, 0, sizeof *c);
+    c->name = strdup(name);
+    c->base = calloc(1, sizeof *c->base);
+    if (!c->name || !c->base) {
+        free(c->name);
+        free(c->base);
+        rf_problem_destroy(&cluster);
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    c->base->refs = 1;
+    c->base->p = cluster;
+    return s_recompute(c, err);
+}
+
+static void s_cluster_fini(s_cluster_t *c)
+{
+    s_invalidate(c);
+    for (int32_t k = 0; k < c->n_commits; k++)
+        s_commit_free(&c->commits[k]);
+    free(c->commits);
+    free(c->eff_used);
+    s_base_unref(c->base);
+    free(c->name);
+}
+
+/* ------------------------------------------------------------------ interface */
+
+rf__store_t *rf__store_new(int32_t max_clusters, int32_t max_commits)
+{
+    rf__store_t *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->max_clusters = max_clusters > 0 ? max_clusters : 1;
+    st->max_commits = max_commits > 0 ? max_commits : 1;
+    st->clusters = calloc((size_t)st->max_clusters, sizeof *st->clusters);
+    if (!st->clusters || pthread_mutex_init(&st->mu, NULL) != 0) {
+        free(st->clusters);
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+void rf__store_destroy(rf__store_t **store)
+{
+    if (!store || !*store)
+        return;
+    rf__store_t *st = *store;
+    for (int32_t i = 0; i < st->n_clusters; i++)
+        s_cluster_fini(&st->clusters[i]);
+    free(st->clusters);
+    pthread_mutex_destroy(&st->mu);
+    free(st);
+    *store = NULL;
+}
+
+int32_t rf__store_count(rf__store_t *st)
+{
+    pthread_mutex_lock(&st->mu);
+    int32_t n = st->n_clusters;
+    pthread_mutex_unlock(&st->mu);
+    return n;
+}
+
+rf_status rf__store_put(rf__store_t *st, const char *name, rf_problem_t *cluster, int64_t version, double now_ms,
+                        int64_t *new_version, rf_error_t *err)
+{
+    rf_status rc = RF_OK;
+    pthread_mutex_lock(&st->mu);
+    s_cluster_t *c = s_find(st, name);
+    if (!c) {
+        if (version > 0) {
+            rc = rf_error_set(err, RF_ENOTFOUND, "name", "no stored cluster is named \"%.200s\"", name);
+            goto fail;
+        }
+        if (st->n_clusters >= st->max_clusters) {
+            rc = rf_error_set(err, RF_ELIMIT, "name", "the store holds %d clusters, the limit (max_clusters)",
+                              (int)st->n_clusters);
+            goto fail;
+        }
+        c = &st->clusters[st->n_clusters];
+        cluster->options.value_resource = -1;
+        rc = s_cluster_init(c, name, cluster, err);
+        cluster = NULL;
+        if (rc != RF_OK) {
+            if (c->name)
+                s_cluster_fini(c);
+            goto fail;
+        }
+        st->n_clusters++;
+        c->version = 1;
+        c->base_version = 1;
+    } else {
+        s_expire(c, now_ms);
+        if (version >= 0 && version != c->version) {
+            rc = rf_error_set(err, RF_ESTALE, "version",
+                              "cluster \"%.200s\" is at version %lld, not %lld", name, (long long)c->version,
+                              (long long)version);
+            goto fail;
+        }
+        s_base_t *nb = calloc(1, sizeof *nb);
+        if (!nb) {
+            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            goto fail;
+        }
+        /* The new base keeps the old resource order (commit amounts index it). */
+        int32_t R_old = c->base->p->n_resources;
+        rf_problem_t *p = cluster;
+        bool same_prefix = p->n_resources >= R_old;
+        for (int32_t r = 0; same_prefix && r < R_old; r++)
+            same_prefix = strcmp(p->resources[r], c->base->p->resources[r]) == 0;
+        if (!same_prefix) {
+            /* Rebuild with the old resources first. */
+            rf_problem_t *q = rf_problem_new();
+            int32_t *map = malloc((size_t)(p->n_resources + R_old + 1) * sizeof *map);
+            if (!q || !map) {
+                rf_problem_destroy(&q);
+                free(map);
+                free(nb);
+                rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+                goto fail;
+            }
+            rc = s_intern(q, c->base->p, map);
+            if (rc == RF_OK)
+                rc = s_intern(q, p, map);
+            q->n_levels = p->n_levels;
+            q->levels = rf_problem_alloc(q, (size_t)p->n_levels * sizeof *q->levels);
+            q->level_costs = rf_problem_alloc(q, (size_t)p->n_levels * sizeof *q->level_costs);
+            q->nodes = rf_problem_alloc(q, (size_t)p->n_nodes * sizeof *q->nodes);
+            if (rc == RF_OK && (!q->levels || !q->level_costs || !q->nodes))
+                rc = RF_ENOMEM;
+            for (int32_t l = 0; rc == RF_OK && l < p->n_levels; l++) {
+                q->levels[l] = rf_problem_strdup(q, p->levels[l], strlen(p->levels[l]));
+                q->level_costs[l] = p->level_costs[l];
+            }
+            for (int32_t n = 0; rc == RF_OK && n < p->n_nodes; n++)
+                rc = s_copy_node(q, p, &p->nodes[n], map, &q->nodes[n]);
+            q->n_nodes = p->n_nodes;
+            free(map);
+            if (rc == RF_OK)
+                rc = rf_problem_validate(q, NULL, err);
+            else
+                rf_error_set(err, rc, "", "out of memory");
+            rf_problem_destroy(&cluster);
+            if (rc != RF_OK) {
+                rf_problem_destroy(&q);
+                free(nb);
+                goto fail;
+            }
+            p = q;
+        }
+        nb->refs = 1;
+        nb->p = p;
+        cluster = NULL;
+        if ((rc = s_rebase(c, nb, err)) != RF_OK)
+            goto fail;
+        c->version++;
+        c->base_version++;
+        s_invalidate(c);
+    }
+    *new_version = c->version;
+    pthread_mutex_unlock(&st->mu);
+    return RF_OK;
+fail:
+    pthread_mutex_unlock(&st->mu);
+    rf_problem_destroy(&cluster);
+    return rc;
+}
+
+
+/* Build the patched base of `c` into *out (validated). */
+static rf_status s_patched(const s_cluster_t *c, const rf__patch_t *pt, const rf_limits_t *limits, rf_problem_t **out,
+                           rf_error_t *err)
+{
+    const rf_problem_t *old = c->base->p;
+    const rf_problem_t *up = pt->upsert, *us = pt->used;
+    rf_status rc = RF_OK;
+    char path[64];
+    int32_t n_up = up ? up->n_nodes : 0;
+    rf_problem_t *q = rf_problem_new();
+    int32_t *map_old = malloc(((size_t)old->n_resources + 1) * sizeof(int32_t));
+    int32_t *map_up = malloc(((size_t)(up ? up->n_resources : 0) + 1) * sizeof(int32_t));
+    int32_t *map_us = malloc(((size_t)(us ? us->n_resources : 0) + 1) * sizeof(int32_t));
+    int32_t *fate = malloc(((size_t)old->n_nodes + 1) * sizeof(int32_t)); /* -1 keep, -2 removed, k: upsert k */
+    bool *appended = malloc(((size_t)n_up + 1) * sizeof(bool));
+    if (!q || !map_old || !map_up || !map_us || !fate || !appended) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    if (s_intern(q, old, map_old) || (up && s_intern(q, up, map_up)) || (us && s_intern(q, us, map_us))) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    if (limits && q->n_resources > limits->max_resources) {
+        rc = rf_error_set(err, RF_ELIMIT, "", "the patched cluster has %d resources, more than max_resources (%d)",
+                          (int)q->n_resources, (int)limits->max_resources);
+        goto done;
+    }
+    for (int32_t n = 0; n < old->n_nodes; n++)
+        fate[n] = -1;
+    for (int32_t i = 0; i < pt->n_remove; i++) {
+        int32_t n = rf_problem_node(old, pt->remove[i]);
+        if (n < 0) {
+            snprintf(path, sizeof path, "remove[%d]", (int)i);
+            rc = rf_error_set(err, RF_ENOTFOUND, path, "no node \"%.200s\" in the cluster", pt->remove[i]);
+            goto done;
+        }
+        fate[n] = -2;
+    }
+    int32_t count = 0;
+    for (int32_t n = 0; n < old->n_nodes; n++)
+        count += fate[n] != -2;
+    for (int32_t k = 0; k < n_up; k++) {
+        int32_t n = rf_problem_node(old, up->nodes[k].name);
+        appended[k] = n < 0 || fate[n] == -2;
+        if (appended[k])
+            count++;
+        else
+            fate[n] = k;
+    }
+    q->n_levels = old->n_levels;
+    q->levels = rf_problem_alloc(q, (size_t)old->n_levels * sizeof *q->levels);
+    q->level_costs = rf_problem_alloc(q, (size_t)old->n_levels * sizeof *q->level_costs);
+    q->nodes = rf_problem_alloc(q, (size_t)(count ? count : 1) * sizeof *q->nodes);
+    if (!q->levels || !q->level_costs || !q->nodes) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    for (int32_t l = 0; l < old->n_levels; l++) {
+        q->levels[l] = rf_problem_strdup(q, old->levels[l], strlen(old->levels[l]));
+        q->level_costs[l] = old->level_costs[l];
+    }
+    int32_t m = 0;
+    for (int32_t n = 0; n < old->n_nodes && rc == RF_OK; n++) {
+        if (fate[n] == -1)
+            rc = s_copy_node(q, old, &old->nodes[n], map_old, &q->nodes[m++]);
+        else if (fate[n] >= 0)
+            rc = s_copy_node(q, up, &up->nodes[fate[n]], map_up, &q->nodes[m++]);
+    }
+    for (int32_t k = 0; k < n_up && rc == RF_OK; k++)
+        if (appended[k])
+            rc = s_copy_node(q, up, &up->nodes[k], map_up, &q->nodes[m++]);
+    q->n_nodes = m;
+    if (rc != RF_OK) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    if ((rc = rf_problem_index_nodes(q, err)) != RF_OK)
+        goto done;
+    for (int32_t i = 0; us && i < us->n_nodes; i++) {
+        int32_t n = rf_problem_node(q, us->nodes[i].name);
+        if (n < 0) {
+            snprintf(path, sizeof path, "used[%d].node", (int)i);
+            rc = rf_error_set(err, RF_ENOTFOUND, path, "no node \"%.200s\" in the cluster", us->nodes[i].name);
+            goto done;
+        }
+        memset(q->nodes[n].used, 0, (size_t)q->n_resources * sizeof(int64_t));
+        for (int32_t r = 0; r < us->n_resources; r++)
+            q->nodes[n].used[map_us[r]] = us->nodes[i].used[r];
+    }
+    rc = rf_problem_validate(q, limits, err);
+done:
+    free(map_old);
+    free(map_up);
+    free(map_us);
+    free(fate);
+    free(appended);
+    if (rc != RF_OK)
+        rf_problem_destroy(&q);
+    *out = q;
+    return rc;
+}
+
+rf_status rf__store_patch(rf__store_t *st, const char *name, int64_t version, const rf__patch_t *patch,
+                          const rf_limits_t *limits, double now_ms, int64_t *new_version, rf_error_t *err)
+{
+    s_cluster_t *c = NULL;
+    rf_problem_t *q = NULL;
+    pthread_mutex_lock(&st->mu);
+    rf_status rc = s_lookup(st, name, version, now_ms, &c, err);
+    if (rc == RF_OK)
+        rc = s_patched(c, patch, limits, &q, err);
+    s_base_t *nb = NULL;
+    if (rc == RF_OK && !(nb = calloc(1, sizeof *nb)))
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    if (rc != RF_OK) {
+        rf_problem_destroy(&q);
+        pthread_mutex_unlock(&st->mu);
+        return rc;
+    }
+    nb->refs = 1;
+    nb->p = q;
+    rc = s_rebase(c, nb, err);
+    /* A `used` that includes a gang's pods confirms that gang's commit there. */
+    for (int32_t i = 0; rc == RF_OK && patch->used && i < patch->used->n_nodes; i++) {
+        int32_t n = rf_problem_node(q, patch->used->nodes[i].name);
+        for (int32_t g = 0; patch->includes && g < patch->includes[i].n; g++)
+            for (int32_t k = 0; k < c->n_commits; k++)
+                if (c->commits[k].node == n && strcmp(c->commits[k].gang, patch->includes[i].gangs[g]) == 0) {
+                    s_drop_commit(c, k);
+                    break;
+                }
+    }
+    c->version++;
+    c->base_version++;
+    s_invalidate(c);
+    *new_version = c->version;
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+rf_status rf__store_acquire(rf__store_t *st, const char *name, int64_t version, double now_ms, rf__snapshot_t **snap,
+                            rf_error_t *err)
+{
+    s_cluster_t *c = NULL;
+    *snap = NULL;
+    pthread_mutex_lock(&st->mu);
+    rf_status rc = s_lookup(st, name, version, now_ms, &c, err);
+    if (rc == RF_OK && !c->snap) {
+        const rf_problem_t *b = c->base->p;
+        size_t R = (size_t)b->n_resources;
+        s_snap_t *s = calloc(1, sizeof *s);
+        rf_problem_t *p = s ? rf_problem_new() : NULL;
+        rf_node_t *nodes = p ? rf_problem_alloc(p, (size_t)(b->n_nodes ? b->n_nodes : 1) * sizeof *nodes) : NULL;
+        int64_t *used = nodes ? rf_problem_alloc(p, (size_t)b->n_nodes * R * sizeof *used) : NULL;
+        char *nm = used ? strdup(c->name) : NULL;
+        if (!nm) {
+            rf_problem_destroy(&p);
+            free(s);
+            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        } else {
+            memcpy(nodes, b->nodes, (size_t)b->n_nodes * sizeof *nodes);
+            memcpy(used, c->eff_used, (size_t)b->n_nodes * R * sizeof *used);
+            for (int32_t n = 0; n < b->n_nodes; n++)
+                nodes[n].used = used + (size_t)n * R;
+            /* Borrowed from the base, which the snapshot keeps alive. */
+            p->levels = b->levels;
+            p->level_costs = b->level_costs;
+            p->n_levels = b->n_levels;
+            p->resources = b->resources;
+            p->n_resources = b->n_resources;
+            p->nodes = nodes;
+            p->n_nodes = b->n_nodes;
+            p->node_by_name = b->node_by_name;
+            s->own = p;
+            s->base = c->base;
+            c->base->refs++;
+            s->refs = 1; /* the cluster's */
+            s->pub.problem = p;
+            s->pub.version = c->version;
+            s->pub.base_version = c->base_version;
+            s->name = nm;
+            s->pub.name = nm;
+            c->snap = s;
+        }
+    }
+    if (rc == RF_OK) {
+        c->snap->refs++;
+        *snap = &c->snap->pub;
+    }
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+void rf__store_unref(rf__store_t *st, rf__snapshot_t **snap)
+{
+    if (!snap || !*snap)
+        return;
+    pthread_mutex_lock(&st->mu);
+    s_snap_unref((s_snap_t *)*snap);
+    pthread_mutex_unlock(&st->mu);
+    *snap = NULL;
+}
+
+rf_status rf__store_commit(rf__store_t *st, const rf__snapshot_t *snap, const rf_problem_t *problem,
+                           const rf_answer_t *answer, int64_t ttl_ms, double now_ms, int64_t *new_version,
+                           rf_error_t *err)
+{
+    s_cluster_t *c = NULL;
+    rf_status rc = RF_OK;
+    bool changed = false;
+    pthread_mutex_lock(&st->mu);
+    /* The snapshot's name belongs to a cluster that may have been deleted:
+     * look the cluster up by its snapshot. */
+    for (int32_t i = 0; i < st->n_clusters && !c; i++)
+        if (st->clusters[i].snap && &st->clusters[i].snap->pub == snap)
+            c = &st->clusters[i];
+    for (int32_t i = 0; i < st->n_clusters && !c; i++)
+        if (st->clusters[i].base == ((const s_snap_t *)snap)->base)
+            c = &st->clusters[i];
+    if (!c) {
+        rc = rf_error_set(err, RF_ESTALE, "cluster_name", "the cluster changed while solving (replaced or deleted)");
+        goto done;
+    }
+    s_expire(c, now_ms);
+    const rf_problem_t *b = c->base->p;
+    const size_t R = (size_t)b->n_resources;
+    if (c->base_version != snap->base_version) {
+        rc = rf_error_set(err, RF_ESTALE, "cluster_version",
+                          "the cluster's nodes changed while solving (now version %lld): nothing committed",
+                          (long long)c->version);
+        goto done;
+    }
+    if (c->version != snap->version) {
+        /* Only commits changed: the placements must still fit. */
+        for (int32_t g = 0; g < answer->n_gangs; g++) {
+            if (!answer->gangs[g].admitted)
+                continue;
+            for (int32_t j = 0; j < problem->gangs[g].n_pod_sets; j++) {
+                const rf_pod_set_answer_t *pa = &answer->gangs[g].pod_sets[j];
+                const int64_t *req = problem->gangs[g].pod_sets[j].requests;
+                for (int32_t k = 0; k < pa->n_placements; k++) {
+                    int32_t n = pa->placements[k].node;
+                    for (size_t r = 0; r < R; r++) {
+                        int64_t need = req[r] * pa->placements[k].count;
+                        int64_t alloc = b->nodes[n].allocatable[r], used = c->eff_used[(size_t)n * R + r];
+                        int64_t free_ = alloc > used ? alloc - used : 0;
+                        if (need > free_) {
+                            rc = rf_error_set(err, RF_ESTALE, "cluster_version",
+                                              "other commits took node %.200s's %s while solving (now version %lld): "
+                                              "nothing committed",
+                                              b->nodes[n].name, b->resources[r], (long long)c->version);
+                            goto done;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    /* Count first, so that the limit refuses all or nothing. */
+    int32_t fresh = 0;
+    for (int32_t g = 0; g < answer->n_gangs; g++)
+        if (answer->gangs[g].admitted)
+            for (int32_t j = 0; j < problem->gangs[g].n_pod_sets; j++)
+                fresh += answer->gangs[g].pod_sets[j].n_placements;
+    if (c->n_commits + fresh > st->max_commits) {
+        rc = rf_error_set(err, RF_ELIMIT, "commit", "the cluster holds %d commits; %d more exceed max_commits (%d)",
+                          (int)c->n_commits, (int)fresh, (int)st->max_commits);
+        goto done;
+    }
+    if (c->n_commits + fresh > c->cap_commits) {
+        int32_t cap = c->cap_commits ? c->cap_commits : 16;
+        while (cap < c->n_commits + fresh)
+            cap *= 2;
+        s_commit_t *grown = realloc(c->commits, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            goto done;
+        }
+        c->commits = grown;
+        c->cap_commits = cap;
+    }
+    for (int32_t g = 0; g < answer->n_gangs; g++) {
+        if (!answer->gangs[g].admitted)
+            continue;
+        const char *gang = problem->gangs[g].name;
+        for (int32_t j = 0; j < problem->gangs[g].n_pod_sets; j++) {
+            const rf_pod_set_answer_t *pa = &answer->gangs[g].pod_sets[j];
+            const int64_t *req = problem->gangs[g].pod_sets[j].requests;
+            for (int32_t k = 0; k < pa->n_placements; k++) {
+                int32_t n = pa->placements[k].node, cnt = pa->placements[k].count;
+                s_commit_t *cm = NULL;
+                for (int32_t q = 0; q < c->n_commits && !cm; q++)
+                    if (c->commits[q].node == n && strcmp(c->commits[q].gang, gang) == 0)
+                        cm = &c->commits[q];
+                if (!cm) {
+                    cm = &c->commits[c->n_commits];
+                    memset(cm, 0, sizeof *cm);
+                    cm->gang = strdup(gang);
+                    cm->amount = calloc(R, sizeof *cm->amount);
+                    if (!cm->gang || !cm->amount) {
+                        s_commit_free(cm);
+                        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory (some commits may be kept)");
+                        goto done;
+                    }
+                    cm->node = n;
+                    c->n_commits++;
+                }
+                cm->count += cnt;
+                cm->expires_ms = now_ms + (double)ttl_ms;
+                for (size_t r = 0; r < R; r++) {
+                    int64_t a = req[r] * cnt;
+                    cm->amount[r] += a;
+                    c->eff_used[(size_t)n * R + r] += a;
+                }
+                changed = true;
+            }
+        }
+    }
+done:
+    if (rc == RF_OK || changed) {
+        if (changed) {
+            c->version++;
+            s_invalidate(c);
+        }
+    }
+    if (c)
+        *new_version = c->version;
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+rf_status rf__store_release(rf__store_t *st, const char *name, int64_t version, const char *const *gangs, int32_t n,
+                            double now_ms, int64_t *new_version, int32_t *released, rf_error_t *err)
+{
+    s_cluster_t *c = NULL;
+    *released = 0;
+    pthread_mutex_lock(&st->mu);
+    rf_status rc = s_lookup(st, name, version, now_ms, &c, err);
+    if (rc == RF_OK) {
+        for (int32_t k = 0; k < c->n_commits;) {
+            bool hit = false;
+            for (int32_t g = 0; g < n && !hit; g++)
+                hit = strcmp(c->commits[k].gang, gangs[g]) == 0;
+            if (hit) {
+                s_drop_commit(c, k);
+                (*released)++;
+            } else {
+                k++;
+            }
+        }
+        if (*released > 0) {
+            c->version++;
+            s_invalidate(c);
+        }
+        *new_version = c->version;
+    }
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+rf_status rf__store_delete(rf__store_t *st, const char *name, int64_t version, rf_error_t *err)
+{
+    s_cluster_t *c = NULL;
+    pthread_mutex_lock(&st->mu);
+    rf_status rc = s_lookup(st, name, version, 0, &c, err);
+    if (rc == RF_OK) {
+        s_cluster_fini(c);
+        *c = st->clusters[--st->n_clusters];
+    }
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+rf_status rf__store_info(rf__store_t *st, const char *name, double now_ms, rf__store_info_t *info, rf_error_t *err)
+{
+    s_cluster_t *c = NULL;
+    memset(info, 0, sizeof *info);
+    pthread_mutex_lock(&st->mu);
+    rf_status rc = s_lookup(st, name, -1, now_ms, &c, err);
+    if (rc == RF_OK) {
+        info->version = c->version;
+        info->base_version = c->base_version;
+        info->nodes = c->base->p->n_nodes;
+        info->commits = c->n_commits;
+        for (int32_t k = 0; k < c->n_commits; k++)
+            info->commit_pods += c->commits[k].count;
+    }
+    info->clusters = st->n_clusters;
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}

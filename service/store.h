@@ -1,0 +1,100 @@
+/* service/store.h: named clusters kept by rackfitd, with versions, patches
+ * and commits (docs/protocol.md, "Stored clusters").
+ *
+ * A stored cluster is a validated cluster-only problem (its "base": nodes as
+ * the client last described them) plus the commits: pods that solves placed
+ * and asked to keep (an assume, as kube-scheduler does), per gang and node,
+ * each with an expiry. The cluster solves see is the base with every live
+ * commit added to `used`: a snapshot, built once per version and shared
+ * (refcounted) by the solves that read it.
+ *
+ * Versions: every change (put, patch, commit, release, an expiry) adds one.
+ * `base_version` changes only with put and patch (the nodes themselves).
+ * A caller that names a version gets RF_ESTALE unless it is the current one.
+ * A solve's commit is applied when the cluster is still at the snapshot's
+ * version, or when only commits changed since (same base_version) and every
+ * placement still fits the free capacity left by them; else RF_ESTALE.
+ *
+ * Thread-safe: one mutex guards everything; snapshots are read without it. */
+#ifndef RACKFIT_SERVICE_STORE_H
+#define RACKFIT_SERVICE_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rackfit/answer.h"
+#include "rackfit/problem.h"
+#include "rackfit/status.h"
+
+typedef struct rf__store rf__store_t;
+
+/* A read-only view of one version of a stored cluster. `problem` has no
+ * gangs; its nodes' `used` include the live commits. */
+typedef struct rf__snapshot {
+    const rf_problem_t *problem;
+    int64_t version;
+    int64_t base_version;
+    const char *name; /* the cluster's name */
+} rf__snapshot_t;
+
+/* `max_clusters` > 0; `max_commits` per cluster. NULL on ENOMEM. */
+rf__store_t *rf__store_new(int32_t max_clusters, int32_t max_commits);
+void rf__store_destroy(rf__store_t **store);
+
+/* Store `cluster` (validated, no gangs; ownership passes to the store, also
+ * on error) under `name`. `version` >= 0: the current version it must
+ * replace (0: the name must be new); < 0: unconditional. Live commits on
+ * nodes that still exist are kept. */
+rf_status rf__store_put(rf__store_t *store, const char *name, rf_problem_t *cluster, int64_t version, double now_ms,
+                        int64_t *new_version, rf_error_t *err);
+
+/* A change by nodes. Applied in order: remove, upsert, used. */
+typedef struct {
+    const char **gangs;
+    int32_t n;
+} rf__includes_t;
+
+typedef struct {
+    const char *const *remove; /* node names */
+    int32_t n_remove;
+    const rf_problem_t *upsert; /* its nodes replace or join the cluster's; NULL: none */
+    const rf_problem_t *used;   /* its nodes' names and `used` (the whole map); NULL: none */
+    const rf__includes_t *includes; /* [used->n_nodes]: gangs whose pods that `used` holds */
+} rf__patch_t;
+
+/* Errors name the patch's fields: remove[i], used[i].node. */
+rf_status rf__store_patch(rf__store_t *store, const char *name, int64_t version, const rf__patch_t *patch,
+                          const rf_limits_t *limits, double now_ms, int64_t *new_version, rf_error_t *err);
+
+/* The snapshot of `name` at its current version; `version` >= 0 must be the
+ * current one. Release it with rf__store_unref. */
+rf_status rf__store_acquire(rf__store_t *store, const char *name, int64_t version, double now_ms,
+                            rf__snapshot_t **snap, rf_error_t *err);
+void rf__store_unref(rf__store_t *store, rf__snapshot_t **snap);
+
+/* Commit the admitted gangs of `answer` (to `problem`, read on `snap`) with
+ * expiry now + ttl_ms. */
+rf_status rf__store_commit(rf__store_t *store, const rf__snapshot_t *snap, const rf_problem_t *problem,
+                           const rf_answer_t *answer, int64_t ttl_ms, double now_ms, int64_t *new_version,
+                           rf_error_t *err);
+
+/* Drop the commits of these gangs (unknown ones are no error). */
+rf_status rf__store_release(rf__store_t *store, const char *name, int64_t version, const char *const *gangs,
+                            int32_t n, double now_ms, int64_t *new_version, int32_t *released, rf_error_t *err);
+
+rf_status rf__store_delete(rf__store_t *store, const char *name, int64_t version, rf_error_t *err);
+
+typedef struct {
+    int64_t version;
+    int64_t base_version;
+    int32_t nodes;
+    int32_t commits;      /* (gang, node) entries */
+    int64_t commit_pods;  /* pods they hold */
+    int32_t clusters;     /* in the whole store */
+} rf__store_info_t;
+
+rf_status rf__store_info(rf__store_t *store, const char *name, double now_ms, rf__store_info_t *info,
+                         rf_error_t *err);
+int32_t rf__store_count(rf__store_t *store);
+
+#endif

@@ -1537,6 +1537,20 @@ done:
     return rc;
 }
 
+rf_status rf__greedy_gang_bounds(const rf_problem_t *pb, const rf_answer_t *ans, double *bound)
+{
+    s_ctx_t c;
+    *bound = 0;
+    rf_status rc = s_ctx_init(&c, pb, NULL);
+    if (rc == RF_OK)
+        for (int32_t g = 0; g < pb->n_gangs; g++)
+            if (ans->gangs[g].admitted)
+                *bound += s_gang_bound(&c, g);
+    if (c.pb)
+        s_ctx_fini(&c);
+    return rc;
+}
+
 static rf_status s_greedy_strategy(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans,
                                    rf_error_t *err)
 {

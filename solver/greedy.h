@@ -17,4 +17,10 @@ typedef enum {
  * penalty of the admitted gangs), optimal and mode_used = "greedy". */
 rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order order, rf_answer_t *ans, rf_error_t *err);
 
+/* A lower bound on the penalty of any feasible answer that admits the gangs
+ * `ans` admits: the sum of each admitted gang's own bound (its pods need at
+ * least ceil(pods / most that fit) domains at each level, on the capacity
+ * before anything is placed). */
+rf_status rf__greedy_gang_bounds(const rf_problem_t *pb, const rf_answer_t *ans, double *bound);
+
 #endif

@@ -42,12 +42,13 @@ typedef struct {
     const rf_problem_t *pb;
     rf__tree_t tree;
     int32_t L, N, R;
-    bool host_level;           /* the last level is the host: counted by h, not z */
-    bool tight;                /* one linking row per (x, domain), else one per domain */
-    int32_t zl;                /* levels with z variables: L - 1 or L */
-    const bool *keep;          /* [n_gangs] gangs kept as in the incumbent */
-    const bool *kept_admitted; /* [n_gangs] their decision there */
-    int64_t *free;             /* [N * R] residual after the kept gangs */
+    bool host_level;             /* the last level is the host: counted by h, not z */
+    bool tight;                  /* one linking row per (x, domain), else one per domain */
+    const uint8_t *node_allowed; /* [N] nodes new pods may use, or NULL */
+    int32_t zl;                  /* levels with z variables: L - 1 or L */
+    const bool *keep;            /* [n_gangs] gangs kept as in the incumbent */
+    const bool *kept_admitted;   /* [n_gangs] their decision there */
+    int64_t *free;               /* [N * R] residual after the kept gangs */
     s_unit_t *units;
     int32_t n_units;
     int32_t *unit_nodes; /* [N] */
@@ -414,10 +415,14 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
         /* domains pinned by bound pods at or above the gang's required level */
         for (int32_t l = 0; l < RF_MAX_LEVELS; l++)
             pin_g[l] = -1;
+        bool broken = false; /* bound pods already in two domains of a required level */
         for (int32_t p = 0; p < gg->n_pod_sets; p++)
             for (int32_t bi = 0; bi < gg->pod_sets[p].n_bound; bi++)
-                for (int32_t l = 0; l <= Rg; l++)
-                    pin_g[l] = rf__tree_node_dom(&s->tree, gg->pod_sets[p].bound[bi].node, l);
+                for (int32_t l = 0; l <= Rg; l++) {
+                    int32_t d = rf__tree_node_dom(&s->tree, gg->pod_sets[p].bound[bi].node, l);
+                    broken |= pin_g[l] >= 0 && pin_g[l] != d;
+                    pin_g[l] = d;
+                }
 
         /* x, per pod set, and the pod-set rows */
         int64_t gang_x0 = b->xs.n;
@@ -428,8 +433,13 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
             for (int32_t l = 0; l < RF_MAX_LEVELS; l++)
                 pin_p[l] = -1;
             for (int32_t bi = 0; bi < ps->n_bound; bi++)
-                for (int32_t l = 0; l <= ps->topology.required; l++)
-                    pin_p[l] = rf__tree_node_dom(&s->tree, ps->bound[bi].node, l);
+                for (int32_t l = 0; l <= ps->topology.required; l++) {
+                    int32_t d = rf__tree_node_dom(&s->tree, ps->bound[bi].node, l);
+                    broken |= pin_p[l] >= 0 && pin_p[l] != d;
+                    pin_p[l] = d;
+                }
+            if (broken)
+                mip->ub[y] = 0; /* the gang cannot be admitted */
             int32_t slice = ps->slice.size > 1 ? ps->slice.size : 1;
             bool host_single = s->host_level && (ps->topology.required == s->L - 1 || Rg == s->L - 1);
             int64_t room = ps->count - ps->n_bound_pods;
@@ -437,7 +447,7 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
                 if (!s_unit_allowed(s, pin_g, pin_p, u))
                     continue;
                 int32_t rep = s->unit_nodes[s->units[u].first];
-                if (!rf__node_eligible(pb, &s->tree, rep, ps))
+                if ((s->node_allowed && !s->node_allowed[rep]) || !rf__node_eligible(pb, &s->tree, rep, ps))
                     continue;
                 int32_t f = s_fit_node(s, rep, ps);
                 if (f > room)
@@ -557,9 +567,13 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
         for (int32_t p = 0; p < gg->n_pod_sets; p++)
             gang_room += gg->pod_sets[p].count - gg->pod_sets[p].n_bound_pods;
 
+        /* A gang of one pod has no penalty, wherever it goes: no z, no h. */
+        bool one_pod = gang_room <= 1;
+        for (int32_t p = 0; p < gg->n_pod_sets; p++)
+            one_pod &= gg->pod_sets[p].n_bound_pods == 0;
         /* z per domain level: x inside d => z_d; sum z >= y; z <= y */
         s->zs_start[g] = b->zs.n;
-        for (int32_t l = 0; l < s->zl; l++) {
+        for (int32_t l = 0; l < s->zl && !one_pod; l++) {
             s_next_gen(b, keysz);
             int64_t z0 = b->zs.n;
             for (int64_t i = gang_x0; i < gang_x1; i++) {
@@ -614,7 +628,7 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
 
         /* h per unit at the host level */
         s->hs_start[g] = b->hs.n;
-        if (s->host_level) {
+        if (s->host_level && !one_pod) {
             s_next_gen(b, keysz);
             for (int64_t i = gang_x0; i < gang_x1; i++) {
                 bool created;
@@ -675,7 +689,7 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
         }
         s->hs_start[g + 1] = b->hs.n;
         /* the penalty's constant part: - sum of costs, with y */
-        if (!s_stage_add(b, n_stages - 1, y, -gg->bandwidth * cost_sum))
+        if (!one_pod && !s_stage_add(b, n_stages - 1, y, -gg->bandwidth * cost_sum))
             goto oom;
         /* ordered: the prefix stage counts y */
         if (ordered && !s_stage_add(b, k * per, y, 1))
@@ -771,7 +785,7 @@ static bool s_map_incumbent(const s_ilp_t *s, const rf_answer_t *inc, double *x)
                         return false;
                     x[s->xs[j].col] += cnt;
                 }
-                for (int32_t l = 0; l < s->zl; l++) {
+                for (int32_t l = 0; l < s->zl && s->zs_start[g] < s->zs_start[g + 1]; l++) {
                     int64_t j = s_find(s->zs, s->zs_start[g], s->zs_start[g + 1], rf__tree_node_dom(&s->tree, n, l));
                     if (j < 0)
                         return false;
@@ -853,92 +867,146 @@ static void s_take(const s_ilp_t *s, int64_t *nfree, int32_t n, const rf_pod_set
             fr[r] -= k * ps->requests[r];
 }
 
-/* Place gang g's pods of unit u (x per pod set in want[]) on the unit's
- * nodes: nodes with most room first, each filled before the next, all on
- * one node when a required level is the host. Appends to out per pod set. */
-static bool s_pack(const s_ilp_t *s, int64_t *nfree, int32_t g, int32_t u, int64_t *want, s_pl_t **out, int32_t *n_out,
-                   int32_t *nodes_scratch)
+/* One pod set's new pods as they are decoded: (node, count) entries. */
+typedef struct {
+    s_pl_t *v;
+    int32_t n, cap;
+} s_plist_t;
+
+static bool s_plist_add(s_plist_t *l, int32_t node, int64_t k)
+{
+    for (int32_t i = 0; i < l->n; i++)
+        if (l->v[i].node == node) {
+            l->v[i].count += (int32_t)k;
+            return true;
+        }
+    if (l->n == l->cap) {
+        int32_t nc = l->cap ? 2 * l->cap : 8;
+        s_pl_t *q = realloc(l->v, (size_t)nc * sizeof *q);
+        if (!q)
+            return false;
+        l->v = q;
+        l->cap = nc;
+    }
+    l->v[l->n++] = (s_pl_t){node, (int32_t)k, 0};
+    return true;
+}
+
+/* One decoding demand: `count` new pods of flattened pod set fp in unit u. */
+typedef struct {
+    int32_t gang, ps, fp, unit;
+    int64_t count;
+    double size; /* the pod's largest share of a node of the unit: big first */
+} s_demand_t;
+
+static int s_cmp_demand(const void *a, const void *b)
+{
+    const s_demand_t *x = a, *y = b;
+    if (x->unit != y->unit)
+        return x->unit < y->unit ? -1 : 1;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    if (x->gang != y->gang)
+        return x->gang < y->gang ? -1 : 1;
+    return x->ps < y->ps ? -1 : x->ps > y->ps;
+}
+
+static int32_t s_chunk(const s_ilp_t *s, const rf_pod_set_t *ps)
+{
+    return ps->slice.size > 1 && s->host_level && ps->slice.level == s->L - 1 ? ps->slice.size : 1;
+}
+
+static bool s_one_node(const s_ilp_t *s, int32_t g, int32_t p)
 {
     const rf_gang_t *gg = &s->pb->gangs[g];
-    const s_unit_t *un = &s->units[u];
-    bool one_node = s->host_level && gg->topology.required == s->L - 1;
-    for (int32_t p = 0; p < gg->n_pod_sets; p++)
-        one_node |= want[p] > 0 && s->host_level && gg->pod_sets[p].topology.required == s->L - 1;
-    /* nodes by room for the largest pod set, most first (ties: tree order) */
-    int32_t main_p = 0;
-    for (int32_t p = 1; p < gg->n_pod_sets; p++)
-        if (want[p] > want[main_p])
-            main_p = p;
-    int32_t m = un->count;
-    for (int32_t i = 0; i < m; i++)
-        nodes_scratch[i] = s->unit_nodes[un->first + i];
-    for (int32_t i = 1; i < m; i++) /* insertion sort: units are small or uniform */
-        for (int32_t j = i; j > 0; j--) {
-            int64_t ra = s_room(s, nfree, nodes_scratch[j], &gg->pod_sets[main_p], 1);
-            int64_t rb = s_room(s, nfree, nodes_scratch[j - 1], &gg->pod_sets[main_p], 1);
-            if (ra <= rb)
-                break;
-            int32_t t = nodes_scratch[j];
-            nodes_scratch[j] = nodes_scratch[j - 1];
-            nodes_scratch[j - 1] = t;
+    return s->host_level && (gg->topology.required == s->L - 1 || gg->pod_sets[p].topology.required == s->L - 1);
+}
+
+/* Place what is left of one demand on the nodes of [a, b) (tree
+ * positions), only those of unit `only_unit` when it is >= 0: first the
+ * nodes the gang already uses, then by best fit (the node with the least
+ * room that still takes every remaining pod, else the roomiest). Pods that
+ * must share one node go whole to one node. False only on ENOMEM. */
+static bool s_place(const s_ilp_t *s, int64_t *nfree, const s_demand_t *dm, s_plist_t *lists, int32_t a, int32_t b,
+                    const uint8_t *gang_on, int32_t only_unit, int64_t *left)
+{
+    const rf_pod_set_t *ps = &s->pb->gangs[dm->gang].pod_sets[dm->ps];
+    int32_t chunk = s_chunk(s, ps);
+    bool one = s_one_node(s, dm->gang, dm->ps);
+    /* pods that must share one node: the node they already have, if any
+     * (the gang's, for a gang-level host requirement; the pod set's own,
+     * new or bound, for a pod-set-level one) */
+    int32_t target = -1;
+    if (one) {
+        const rf_gang_t *gg = &s->pb->gangs[dm->gang];
+        if (s->host_level && gg->topology.required == s->L - 1) {
+            for (int32_t i = a; i < b && target < 0; i++)
+                if (gang_on[s->tree.node_order[i]])
+                    target = s->tree.node_order[i];
+        } else {
+            if (lists[dm->fp].n > 0)
+                target = lists[dm->fp].v[0].node;
+            else if (ps->n_bound > 0)
+                target = ps->bound[0].node;
         }
-    for (int32_t i = 0; i < m; i++) {
-        int32_t n = nodes_scratch[i];
-        bool all_here = true;
-        for (int32_t p = 0; p < gg->n_pod_sets && one_node; p++) {
-            int32_t chunk = gg->pod_sets[p].slice.size > 1 && s->host_level && gg->pod_sets[p].slice.level == s->L - 1
-                                ? gg->pod_sets[p].slice.size
-                                : 1;
-            all_here &= s_room(s, nfree, n, &gg->pod_sets[p], chunk) >= want[p];
-        }
-        if (one_node && !all_here)
-            continue;
-        for (int32_t p = 0; p < gg->n_pod_sets; p++) {
-            if (want[p] <= 0)
-                continue;
-            const rf_pod_set_t *ps = &gg->pod_sets[p];
-            int32_t chunk = ps->slice.size > 1 && s->host_level && ps->slice.level == s->L - 1 ? ps->slice.size : 1;
-            int64_t k = s_room(s, nfree, n, ps, chunk);
-            if (k > want[p])
-                k = want[p];
-            if (k <= 0)
-                continue;
-            s_take(s, nfree, n, ps, k);
-            want[p] -= k;
-            out[p][n_out[p]++] = (s_pl_t){n, (int32_t)k, 0};
-        }
-        bool done = true;
-        for (int32_t p = 0; p < gg->n_pod_sets; p++)
-            done &= want[p] == 0;
-        if (done)
-            return true;
-        if (one_node)
-            return false;
     }
-    return false;
+    for (int32_t pass = 0; pass < 2 && *left > 0; pass++)
+        for (;;) {
+            int32_t best = -1, roomiest = -1;
+            int64_t best_room = 0, most = 0;
+            for (int32_t i = a; i < b; i++) {
+                int32_t n = s->tree.node_order[i];
+                if ((pass == 0) != (gang_on[n] != 0) || (only_unit >= 0 && s->node_unit[n] != only_unit) ||
+                    (s->node_allowed && !s->node_allowed[n]) || !rf__node_eligible(s->pb, &s->tree, n, ps))
+                    continue;
+                if (one && target >= 0 && n != target)
+                    continue;
+                int64_t k = s_room(s, nfree, n, ps, chunk);
+                if (k >= *left && (best < 0 || k < best_room)) {
+                    best = n;
+                    best_room = k;
+                }
+                if (k > most) {
+                    most = k;
+                    roomiest = n;
+                }
+            }
+            int32_t n = best >= 0 ? best : one ? -1 : roomiest;
+            if (n < 0)
+                break;
+            int64_t k = best >= 0 ? *left : most;
+            s_take(s, nfree, n, ps, k);
+            *left -= k;
+            if (!s_plist_add(&lists[dm->fp], n, k))
+                return false;
+            if (*left == 0)
+                break;
+        }
+    return true;
 }
 
 /* The program's solution as an answer: kept gangs copied from the incumbent,
- * free gangs decoded. Returns false when packing failed. */
+ * free gangs decoded unit by unit, largest pods first (first-fit
+ * decreasing), each onto its own gang's nodes first, then by best fit; what
+ * a unit cannot hold (its summed capacity is a relaxation) spills to other
+ * nodes of the same deepest-z-level domain. Returns false when packing
+ * fails; *oom on ENOMEM. */
 static bool s_decode(s_ilp_t *s, const double *x, const rf_answer_t *inc, rf_answer_t *ans, bool *oom)
 {
     const rf_problem_t *pb = s->pb;
     *oom = false;
+    int64_t n_dem = 0;
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        if (!s->keep[g] && x[s->ycol[g]] >= 0.5)
+            for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++)
+                for (int64_t i = s->xs_start[s->ps0[g] + p]; i < s->xs_start[s->ps0[g] + p + 1]; i++)
+                    n_dem += llround(x[s->xs[i].col]) > 0;
     int64_t *nfree = malloc((size_t)((int64_t)s->N * s->R + 1) * sizeof *nfree);
     int32_t *pos = malloc((size_t)(s->N + 1) * sizeof *pos);
-    int32_t *scratch = malloc((size_t)(s->N + 1) * sizeof *scratch);
-    int32_t max_ps = 1;
-    for (int32_t g = 0; g < pb->n_gangs; g++)
-        if (pb->gangs[g].n_pod_sets > max_ps)
-            max_ps = pb->gangs[g].n_pod_sets;
-    s_pl_t **out = calloc((size_t)max_ps, sizeof *out);
-    int32_t *n_out = calloc((size_t)max_ps, sizeof *n_out);
-    int64_t *want = calloc((size_t)max_ps, sizeof *want);
-    bool ok = nfree && pos && scratch && out && n_out && want;
-    for (int32_t p = 0; ok && p < max_ps; p++) {
-        out[p] = malloc((size_t)(s->N + 1) * sizeof **out);
-        ok = out[p] != NULL;
-    }
+    uint8_t *gang_on = calloc((size_t)s->N + 1, 1);
+    s_demand_t *dem = malloc((size_t)(n_dem + 1) * sizeof *dem);
+    s_plist_t *lists = calloc((size_t)s->n_ps + 1, sizeof *lists);
+    bool ok = nfree && pos && gang_on && dem && lists;
     if (!ok) {
         *oom = true;
         goto done;
@@ -948,17 +1016,69 @@ static bool s_decode(s_ilp_t *s, const double *x, const rf_answer_t *inc, rf_ans
         pos[n] = -1;
     for (int32_t i = 0; i < s->tree.n_in_tree; i++)
         pos[s->tree.node_order[i]] = i;
+    /* the demands, sorted by unit, then largest pod first */
+    int64_t k = 0;
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        if (s->keep[g] || x[s->ycol[g]] < 0.5)
+            continue;
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++) {
+            const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
+            int32_t fp = s->ps0[g] + p;
+            for (int64_t i = s->xs_start[fp]; i < s->xs_start[fp + 1]; i++) {
+                int64_t c = llround(x[s->xs[i].col]);
+                if (c <= 0)
+                    continue;
+                int32_t u = s->xs[i].unit, rep = s->unit_nodes[s->units[u].first];
+                double size = 0;
+                for (int32_t r = 0; r < s->R; r++) {
+                    int64_t f = s->free[(int64_t)rep * s->R + r];
+                    if (ps->requests[r] > 0 && f != RF_QTY_UNLIMITED && f > 0)
+                        size = fmax(size, (double)ps->requests[r] / (double)f);
+                }
+                dem[k++] = (s_demand_t){g, p, fp, u, c, size};
+            }
+        }
+    }
+    qsort(dem, (size_t)k, sizeof *dem, s_cmp_demand);
+    for (int64_t i = 0; i < k && ok; i++) {
+        const s_demand_t *dm = &dem[i];
+        /* mark the gang's nodes in this unit's group (cleared after) */
+        const s_unit_t *un = &s->units[dm->unit];
+        int32_t grp = un->group;
+        int32_t ga = grp >= 0 ? s->tree.node_start[grp] : 0, gb = grp >= 0 ? s->tree.node_end[grp] : s->tree.n_in_tree;
+        const rf_gang_t *gg = &pb->gangs[dm->gang];
+        for (int32_t p = 0; p < gg->n_pod_sets; p++) {
+            const s_plist_t *l = &lists[s->ps0[dm->gang] + p];
+            for (int32_t j = 0; j < l->n; j++)
+                gang_on[l->v[j].node] = 1;
+            for (int32_t j = 0; j < gg->pod_sets[p].n_bound; j++)
+                gang_on[gg->pod_sets[p].bound[j].node] = 1;
+        }
+        /* the unit's nodes first, then (spill) the rest of its domain */
+        int64_t left = dm->count;
+        ok = s_place(s, nfree, dm, lists, ga, gb, gang_on, dm->unit, &left) &&
+             s_place(s, nfree, dm, lists, ga, gb, gang_on, -1, &left);
+        if (!ok)
+            *oom = true;
+        else if (left > 0)
+            ok = false;
+        for (int32_t p = 0; p < gg->n_pod_sets; p++) {
+            const s_plist_t *l = &lists[s->ps0[dm->gang] + p];
+            for (int32_t j = 0; j < l->n; j++)
+                gang_on[l->v[j].node] = 0;
+            for (int32_t j = 0; j < gg->pod_sets[p].n_bound; j++)
+                gang_on[gg->pod_sets[p].bound[j].node] = 0;
+        }
+    }
+    /* the answer */
     for (int32_t g = 0; g < pb->n_gangs && ok; g++) {
         if (s->keep[g]) {
-            /* as in the incumbent */
             if (inc->gangs[g].admitted) {
-                for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++)
-                    for (int32_t i = 0; i < inc->gangs[g].pod_sets[p].n_placements; i++)
+                for (int32_t p = 0; p < pb->gangs[g].n_pod_sets && ok; p++)
+                    for (int32_t i = 0; i < inc->gangs[g].pod_sets[p].n_placements && ok; i++)
                         if (rf_answer_add(ans, g, p, inc->gangs[g].pod_sets[p].placements[i].node,
-                                          inc->gangs[g].pod_sets[p].placements[i].count) != RF_OK) {
-                            *oom = true;
-                            ok = false;
-                        }
+                                          inc->gangs[g].pod_sets[p].placements[i].count) != RF_OK)
+                            *oom = !(ok = false);
                 ans->gangs[g].admitted = true;
             } else {
                 rf_answer_reject(ans, g, inc->gangs[g].why, "%s", inc->gangs[g].reason ? inc->gangs[g].reason : "");
@@ -966,9 +1086,9 @@ static bool s_decode(s_ilp_t *s, const double *x, const rf_answer_t *inc, rf_ans
             continue;
         }
         if (x[s->ycol[g]] < 0.5) {
-            if (!inc->gangs[g].admitted)
+            if (!inc->gangs[g].admitted) {
                 rf_answer_reject(ans, g, inc->gangs[g].why, "%s", inc->gangs[g].reason ? inc->gangs[g].reason : "");
-            else {
+            } else {
                 rf_why_t why = {.level = -1, .resource = pb->options.value_resource, .fits = -1, .needs = -1};
                 rf_answer_reject(ans, g, why,
                                  "not admitted: the integer program admits more value at this or a higher "
@@ -976,54 +1096,26 @@ static bool s_decode(s_ilp_t *s, const double *x, const rf_answer_t *inc, rf_ans
             }
             continue;
         }
-        const rf_gang_t *gg = &pb->gangs[g];
-        for (int32_t p = 0; p < gg->n_pod_sets; p++)
-            n_out[p] = 0;
-        /* units this gang uses, in order of first appearance in its pod sets */
-        for (int32_t p0 = 0; p0 < gg->n_pod_sets && ok; p0++) {
-            int32_t fp0 = s->ps0[g] + p0;
-            for (int64_t i = s->xs_start[fp0]; i < s->xs_start[fp0 + 1] && ok; i++) {
-                int32_t u = s->xs[i].unit;
-                if (llround(x[s->xs[i].col]) <= 0)
-                    continue;
-                /* first pod set that uses u handles it for all */
-                bool earlier = false;
-                for (int32_t q = 0; q < p0 && !earlier; q++) {
-                    int64_t j = s_find(s->xs, s->xs_start[s->ps0[g] + q], s->xs_start[s->ps0[g] + q + 1], u);
-                    earlier = j >= 0 && llround(x[s->xs[j].col]) > 0;
-                }
-                if (earlier)
-                    continue;
-                for (int32_t p = 0; p < gg->n_pod_sets; p++) {
-                    int64_t j = s_find(s->xs, s->xs_start[s->ps0[g] + p], s->xs_start[s->ps0[g] + p + 1], u);
-                    want[p] = j >= 0 ? llround(x[s->xs[j].col]) : 0;
-                }
-                ok = s_pack(s, nfree, g, u, want, out, n_out, scratch);
-            }
-        }
-        if (!ok)
-            break;
-        for (int32_t p = 0; p < gg->n_pod_sets && ok; p++) {
-            for (int32_t i = 0; i < n_out[p]; i++)
-                out[p][i].pos = pos[out[p][i].node];
-            qsort(out[p], (size_t)n_out[p], sizeof *out[p], s_cmp_pos);
-            for (int32_t i = 0; i < n_out[p] && ok; i++)
-                if (rf_answer_add(ans, g, p, out[p][i].node, out[p][i].count) != RF_OK) {
-                    *oom = true;
-                    ok = false;
-                }
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets && ok; p++) {
+            s_plist_t *l = &lists[s->ps0[g] + p];
+            for (int32_t i = 0; i < l->n; i++)
+                l->v[i].pos = pos[l->v[i].node];
+            if (l->n > 1)
+                qsort(l->v, (size_t)l->n, sizeof *l->v, s_cmp_pos);
+            for (int32_t i = 0; i < l->n && ok; i++)
+                if (rf_answer_add(ans, g, p, l->v[i].node, l->v[i].count) != RF_OK)
+                    *oom = !(ok = false);
         }
         ans->gangs[g].admitted = true;
     }
 done:
-    for (int32_t p = 0; out && p < max_ps; p++)
-        free(out[p]);
-    free(out);
-    free(n_out);
-    free(want);
+    for (int32_t i = 0; lists && i < s->n_ps; i++)
+        free(lists[i].v);
+    free(lists);
+    free(dem);
     free(nfree);
     free(pos);
-    free(scratch);
+    free(gang_on);
     return ok;
 }
 
@@ -1076,6 +1168,7 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
     s.host_level = strcmp(pb->levels[s.L - 1], RF_HOSTNAME_LABEL) == 0;
     s.zl = s.host_level ? s.L - 1 : s.L;
     s.tight = opts->tight;
+    s.node_allowed = opts->node_allowed;
     rc = rf__tree_build(pb, &s.tree, err);
     if (rc != RF_OK)
         goto done;

@@ -11,13 +11,15 @@
 #include "rackfit/status.h"
 
 typedef struct {
-    double deadline_ms;   /* rf_now_ms() by which the solve must end */
-    double mip_gap;       /* relative gap per stage */
-    int64_t node_budget;  /* branch-and-bound nodes per stage, 0: none */
-    int32_t mem_limit_mb; /* GLPK memory limit, 0: none */
-    bool aggregate;       /* merge identical nodes into units */
-    bool tight;           /* one linking row per (x, domain): tighter, larger */
-    const bool *keep;     /* [n_gangs] gangs to keep as in the incumbent, or NULL */
+    double deadline_ms;          /* rf_now_ms() by which the solve must end */
+    double mip_gap;              /* relative gap per stage */
+    int64_t node_budget;         /* branch-and-bound nodes per stage, 0: none */
+    int32_t mem_limit_mb;        /* GLPK memory limit, 0: none */
+    bool aggregate;              /* merge identical nodes into units */
+    bool tight;                  /* one linking row per (x, domain): tighter, larger */
+    const bool *keep;            /* [n_gangs] gangs to keep as in the incumbent, or NULL */
+    const uint8_t *node_allowed; /* [n_nodes] nodes new pods of free gangs may use, or NULL: all.
+                                  * Must be a union of deepest-z-level domains (racks). */
 } rf__ilp_opts_t;
 
 typedef struct {

@@ -6,7 +6,8 @@
  * errors), every value against its type, and every string copied into the
  * problem's arena, so nothing of the document outlives the read. A JSON null
  * is read as if the key were absent. Errors carry the field's contract path
- * (kept in s_rd_t.path while descending) and the document's byte offset.
+ * (a stack of segments in s_rd_t while descending, formatted only for an
+ * error) and the document's byte offset.
  *
  * Two passes: the first interns every resource name (allocatable, used,
  * requests, options.value_resource) so that each quantity array is allocated
@@ -31,12 +32,23 @@
 
 /* ------------------------------------------------------- reader context */
 
+/* The path of the value being read is a stack of segments (a key, or an
+ * index when key is NULL), written out as text only when an error needs it:
+ * formatting it for every field read costs more than reading the field. */
+#define S_SEG_CAP 48
+
+typedef struct {
+    const char *key;
+    long index;
+} s_seg_t;
+
 typedef struct {
     rf_problem_t *p;
     const rf_limits_t *lim;
     rf_error_t *err;
-    char path[S_PATH_CAP]; /* contract path of the value being read */
-    int n;                 /* strlen(path) */
+    s_seg_t seg[S_SEG_CAP]; /* contract path of the value being read */
+    int n;                  /* segments in use (may exceed S_SEG_CAP: those are dropped) */
+    char path[S_PATH_CAP];  /* the text of `seg`, made by s_path */
 } s_rd_t;
 
 static const char *const s_root_keys[] = {"cluster", "gangs", "options", NULL};
@@ -55,21 +67,34 @@ static const char *const s_options_keys[] = {"mode", "time_limit_ms", "threads",
 static int s_push_key(s_rd_t *r, const char *key)
 {
     int saved = r->n;
-    r->n = rf__path_key(r->path, r->n, S_PATH_CAP, key);
+    if (r->n < S_SEG_CAP)
+        r->seg[r->n] = (s_seg_t){key, 0};
+    r->n++;
     return saved;
 }
 
 static int s_push_idx(s_rd_t *r, long i)
 {
     int saved = r->n;
-    r->n = rf__path_index(r->path, r->n, S_PATH_CAP, i);
+    if (r->n < S_SEG_CAP)
+        r->seg[r->n] = (s_seg_t){NULL, i};
+    r->n++;
     return saved;
 }
 
 static void s_pop(s_rd_t *r, int saved)
 {
     r->n = saved;
-    r->path[saved] = '\0';
+}
+
+static const char *s_path(s_rd_t *r)
+{
+    int len = 0;
+    r->path[0] = '\0';
+    for (int i = 0; i < r->n && i < S_SEG_CAP; i++)
+        len = r->seg[i].key ? rf__path_key(r->path, len, S_PATH_CAP, r->seg[i].key)
+                            : rf__path_index(r->path, len, S_PATH_CAP, r->seg[i].index);
+    return r->path;
 }
 
 /* Fail at the current path, with the offset of `at` (NULL: unknown). */
@@ -85,7 +110,7 @@ static rf_status s_fail(s_rd_t *r, rf_status code, const rf_doc_t *at, const cha
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    rf_error_set(r->err, code, r->path, "%s", msg);
+    rf_error_set(r->err, code, s_path(r), "%s", msg);
     if (r->err)
         r->err->offset = at ? at->offset : -1;
     return code;
@@ -884,7 +909,6 @@ rf_status rf__problem_from_doc(const rf_doc_t *root, const char *const *extra_ke
     if (!root)
         return rf_error_set(err, RF_EINVAL, "", "no document");
     s_rd_t r = {.p = rf_problem_new(), .lim = limits, .err = err, .n = 0};
-    r.path[0] = '\0';
     if (!r.p)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     rf_status st = s_read(&r, root, extra_keys);
@@ -942,7 +966,6 @@ rf_status rf__problem_from_doc_on(const rf_doc_t *root, const char *const *extra
     if (!root || !cluster)
         return rf_error_set(err, RF_EINVAL, "", "no document or no cluster");
     s_rd_t r = {.p = rf_problem_new(), .lim = limits, .err = err, .n = 0};
-    r.path[0] = '\0';
     if (!r.p)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     rf_problem_t *p = r.p;

@@ -753,6 +753,9 @@ static int s_suite(s_cfg_t *cfg, int argc, char **argv, bool full)
 
 /* ---- main ------------------------------------------------------------------------------------------------------ */
 
+int bench_service_main(int argc, char **argv); /* bench/service.c */
+int bench_ilp_main(int argc, char **argv);     /* bench/ilp.c */
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -779,6 +782,10 @@ int main(int argc, char **argv)
         return s_suite(&cfg, argc, argv, false);
     if (strcmp(cmd, "report") == 0)
         return s_suite(&cfg, argc, argv, true);
+    if (strcmp(cmd, "service") == 0)
+        return bench_service_main(argc, argv);
+    if (strcmp(cmd, "ilp") == 0)
+        return bench_ilp_main(argc, argv);
     s_die(2, "unknown command %s\n%s", cmd, s_usage);
     return 2;
 }

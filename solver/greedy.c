@@ -1451,6 +1451,12 @@ static double s_gang_bound(const s_ctx_t *c, int32_t gi)
 
 rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order gorder, rf_answer_t *ans, rf_error_t *err)
 {
+    return rf__greedy_solve_lb(pb, gorder, ans, NULL, err);
+}
+
+rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order gorder, rf_answer_t *ans, double *gang_lb,
+                              rf_error_t *err)
+{
     s_ctx_t c;
     s_order_t *order = NULL;
     double *bounds = NULL;
@@ -1477,6 +1483,8 @@ rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order gorder, rf_a
             order[g].pods += gg->pod_sets[p].count;
         }
         bounds[g] = s_gang_bound(&c, g);
+        if (gang_lb)
+            gang_lb[g] = bounds[g];
     }
     bool ordered = pb->options.admission == RF_ADMIT_ORDERED;
     qsort(order, (size_t)pb->n_gangs, sizeof *order,
@@ -1546,6 +1554,17 @@ rf_status rf__greedy_gang_bounds(const rf_problem_t *pb, const rf_answer_t *ans,
         for (int32_t g = 0; g < pb->n_gangs; g++)
             if (ans->gangs[g].admitted)
                 *bound += s_gang_bound(&c, g);
+    if (c.pb)
+        s_ctx_fini(&c);
+    return rc;
+}
+
+rf_status rf__greedy_gang_bound_each(const rf_problem_t *pb, double *per_gang)
+{
+    s_ctx_t c;
+    rf_status rc = s_ctx_init(&c, pb, NULL);
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        per_gang[g] = rc == RF_OK ? s_gang_bound(&c, g) : 0;
     if (c.pb)
         s_ctx_fini(&c);
     return rc;

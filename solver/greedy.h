@@ -16,11 +16,17 @@ typedef enum {
  * rf_answer_new); sets summary.penalty_bound (a valid lower bound on the
  * penalty of the admitted gangs), optimal and mode_used = "greedy". */
 rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order order, rf_answer_t *ans, rf_error_t *err);
+/* The same, and each gang's own penalty lower bound into gang_lb[n_gangs]
+ * (see rf__greedy_gang_bound_each) when gang_lb is not NULL. */
+rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order order, rf_answer_t *ans, double *gang_lb,
+                              rf_error_t *err);
 
 /* A lower bound on the penalty of any feasible answer that admits the gangs
  * `ans` admits: the sum of each admitted gang's own bound (its pods need at
  * least ceil(pods / most that fit) domains at each level, on the capacity
  * before anything is placed). */
 rf_status rf__greedy_gang_bounds(const rf_problem_t *pb, const rf_answer_t *ans, double *bound);
+/* Each gang's own bound (0 for gangs it cannot say anything about), [n_gangs]. */
+rf_status rf__greedy_gang_bound_each(const rf_problem_t *pb, double *per_gang);
 
 #endif

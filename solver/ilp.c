@@ -45,6 +45,7 @@ typedef struct {
     bool host_level;             /* the last level is the host: counted by h, not z */
     bool tight;                  /* one linking row per (x, domain), else one per domain */
     const uint8_t *node_allowed; /* [N] nodes new pods may use, or NULL */
+    bool isolating;              /* one gang alone: no ordered chains */
     int32_t zl;                  /* levels with z variables: L - 1 or L */
     const bool *keep;            /* [n_gangs] gangs kept as in the incumbent */
     const bool *kept_admitted;   /* [n_gangs] their decision there */
@@ -336,7 +337,7 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
     /* priorities, highest first, and the stages they need */
     int64_t prios[8];
     int32_t n_prio = 0;
-    bool ordered = pb->options.admission == RF_ADMIT_ORDERED;
+    bool ordered = pb->options.admission == RF_ADMIT_ORDERED && !s->isolating;
     for (int32_t g = 0; g < G; g++) {
         if (s->keep[g])
             continue;
@@ -1169,6 +1170,7 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
     s.zl = s.host_level ? s.L - 1 : s.L;
     s.tight = opts->tight;
     s.node_allowed = opts->node_allowed;
+    s.isolating = opts->isolate >= 0;
     rc = rf__tree_build(pb, &s.tree, err);
     if (rc != RF_OK)
         goto done;
@@ -1190,7 +1192,7 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
         s.ps0[g] = s.n_ps;
         s.n_ps += pb->gangs[g].n_pod_sets;
         const rf_gang_t *gg = &pb->gangs[g];
-        keep_local[g] = opts->keep ? opts->keep[g] : false;
+        keep_local[g] = opts->isolate >= 0 ? g != opts->isolate : opts->keep ? opts->keep[g] : false;
         for (int32_t p = 0; p < gg->n_pod_sets; p++) {
             const rf_pod_set_t *ps = &gg->pod_sets[p];
             /* what the program does not model stays as the incumbent has it:
@@ -1201,8 +1203,10 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
                 if (rf__tree_node_dom(&s.tree, ps->bound[i].node, s.L - 1) < 0)
                     keep_local[g] = true;
         }
-        kept_adm[g] = inc->gangs[g].admitted;
+        kept_adm[g] = opts->isolate >= 0 ? false : inc->gangs[g].admitted; /* isolated: the others are absent */
     }
+    if (opts->isolate >= 0 && keep_local[opts->isolate])
+        goto done; /* a gang the program does not model */
     s.ps0[pb->n_gangs] = s.n_ps;
     s.keep = keep_local;
     s.kept_admitted = kept_adm;
@@ -1223,7 +1227,7 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
             if (!s.keep[g])
                 for (int32_t i = 0; i < gg->pod_sets[p].n_bound; i++)
                     bound_node[gg->pod_sets[p].bound[i].node] = true;
-            if (!s.keep[g] || !inc->gangs[g].admitted)
+            if (!s.keep[g] || !kept_adm[g])
                 continue;
             const rf_pod_set_answer_t *pa = &inc->gangs[g].pod_sets[p];
             for (int32_t i = 0; i < pa->n_placements; i++)
@@ -1261,7 +1265,15 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
                                       .cols = b.stage_cols[k],
                                       .vals = b.stage_vals[k],
                                       .keep_tol = k + 1 < n_stages ? 0.5 : 1e-6};
+    if (opts->isolate >= 0) {
+        /* the gang alone, admitted: only its least penalty is asked */
+        s.mip.lb[s.ycol[opts->isolate]] = 1;
+        stages[0] = stages[n_stages - 1];
+        n_stages = 1;
+    }
     stats->build_ms = rf_now_ms() - t0;
+    if (opts->deadline_ms - rf_now_ms() < 1.0)
+        goto done; /* the build used the time: the incumbent stands */
     rf__mip_opts_t mo = {.time_limit_ms = opts->deadline_ms - rf_now_ms(),
                          .mip_gap = opts->mip_gap,
                          .node_budget = opts->node_budget,
@@ -1286,6 +1298,8 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
     stats->penalty_proven = stats->values_proven && res.n_stages_done == n_stages && res.proven[n_stages - 1];
     if (res.n_stages_done == n_stages)
         stats->penalty_bound = fmax(0, res.bound[n_stages - 1]);
+    if (opts->isolate >= 0)
+        goto done; /* a bound is all that was asked */
     /* decode and judge */
     double t2 = rf_now_ms();
     ans = rf_answer_new(pb);

@@ -18,6 +18,8 @@ typedef struct {
     bool aggregate;              /* merge identical nodes into units */
     bool tight;                  /* one linking row per (x, domain): tighter, larger */
     const bool *keep;            /* [n_gangs] gangs to keep as in the incumbent, or NULL */
+    int32_t isolate;             /* >= 0: bound this gang's least penalty alone on the cluster, admitted
+                                  * (the others absent; no answer is built); -1: normal. Always set. */
     const uint8_t *node_allowed; /* [n_nodes] nodes new pods of free gangs may use, or NULL: all.
                                   * Must be a union of deepest-z-level domains (racks). */
 } rf__ilp_opts_t;

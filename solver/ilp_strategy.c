@@ -5,22 +5,25 @@
  * it is whenever nothing better is found, so neither mode is ever worse than
  * the greedy, and an answer is always there when the time limit strikes.
  *
- * ilp:  spend the time limit on the integer program (solver/ilp.c). With
- *       several threads, competing programs run at once (OpenMP, one GLPK
- *       problem per thread): the aggregated program from the best greedy
- *       answer, and the exact node-level program (small problems) or the
- *       aggregated one from the other greedy answer; the best result wins,
- *       ties to the lower thread index, so the answer does not depend on
- *       timing when no time limit cuts a search.
- * auto: answer at greedy speed when the greedy is proven optimal (every gang
- *       admitted and the penalty at its lower bound) or the time limit is
- *       too short to gain; otherwise run as ilp within the limit.
+ * ilp:  spend the time limit on the integer program (solver/ilp.c):
+ *       - a batch small enough for one program: competing programs at once
+ *         (OpenMP, one GLPK problem per thread): the exact node-level one and
+ *         the one over units (small batches), or the two linking
+ *         formulations from the two greedy answers; the best wins, ties to
+ *         the lower thread, so the answer does not depend on timing when no
+ *         time limit cuts a search;
+ *       - a larger batch: a neighbourhood search, one region of the cluster
+ *         at a time (`threads` disjoint regions at once), then the rest of
+ *         the time proving each admitted gang's own least penalty.
+ * auto: answer at greedy speed when the greedy is proven optimal or too
+ *       little time is left; otherwise run as ilp within the limit.
  *
  * Time: the limit counts from opts->start_ms (when the problem was
- * received). The program must end by the deadline less a margin for decoding
- * and checking the answer (5 % of the limit, at least 2 ms). */
+ * received). Work is started only when the time it is expected to take
+ * (measured on the greedy pass and on earlier steps) fits before the
+ * deadline less a margin (3 % of the limit, at least 2 ms) kept for
+ * finishing the answer; every GLPK call has the time left as tm_lim. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,18 +40,21 @@
 #include <omp.h>
 #endif
 
-/* Problems whose exact (node-level) program stays this small get it. */
+/* Batches whose exact (node-level) program stays this small get it. */
 #define S_EXACT_COLS 4000
 /* Programs up to this many linking rows get one per (x, domain). */
 #define S_TIGHT_ROWS 200000
 /* Batches whose node-level program would pass this many columns are
  * improved region by region (the neighbourhood search). */
 #define S_WHOLE_COLS 200000
+/* The share of the time left that the neighbourhood search gets; the rest
+ * proves bounds. */
+#define S_SEARCH_SHARE 0.75
 /* Region sizes for the neighbourhood search, in nodes. */
 #define S_REGION_NODES 128
 #define S_REGION_MAX   1100
-/* The limit below which auto does not start a program. */
-#define S_AUTO_MIN_MS 20.0
+/* The shortest slice of GLPK time worth starting a program for. */
+#define S_MIN_SLICE_MS 5.0
 
 typedef struct {
     rf_answer_t *answer;
@@ -57,9 +63,31 @@ typedef struct {
     rf_error_t err;
 } s_run_t;
 
-static double s_limit_ms(const rf_problem_t *pb, const rf_solve_opts_t *opts)
+/* One solve's clock: the deadline for work, and what steps cost so far. */
+typedef struct {
+    double deadline;  /* start + limit - margin */
+    double greedy_ms; /* one greedy pass */
+    double step_ms;   /* the most a program's build, decode and check took */
+} s_clock_t;
+
+static double s_left(const s_clock_t *ck)
 {
-    return (double)(opts && opts->time_limit_ms >= 0 ? opts->time_limit_ms : pb->options.time_limit_ms);
+    return ck->deadline - rf_now_ms();
+}
+
+/* Is there time for a step expected to take `cost` ms, plus a useful slice? */
+static bool s_time_for(const s_clock_t *ck, double cost)
+{
+    return s_left(ck) > cost + S_MIN_SLICE_MS;
+}
+
+static void s_clock_init(s_clock_t *ck, const rf_problem_t *pb, const rf_solve_opts_t *opts)
+{
+    double start = opts && opts->start_ms > 0 ? opts->start_ms : rf_now_ms();
+    double limit = (double)(opts && opts->time_limit_ms >= 0 ? opts->time_limit_ms : pb->options.time_limit_ms);
+    ck->deadline = start + limit - fmax(2.0, 0.03 * limit);
+    ck->greedy_ms = 0;
+    ck->step_ms = 0;
 }
 
 static int32_t s_threads(const rf_problem_t *pb, const rf_solve_opts_t *opts)
@@ -68,12 +96,16 @@ static int32_t s_threads(const rf_problem_t *pb, const rf_solve_opts_t *opts)
     return rf_machine_threads(t);
 }
 
-/* The better of the two greedy passes (the value order on ties). */
-static rf_status s_greedy_best(const rf_problem_t *pb, rf_answer_t *out, rf_answer_t **other, rf_error_t *err)
+/* The better of the two greedy passes (the value order on ties); the other
+ * in *other when both ran. gang_lb[n_gangs] gets each gang's own bound. */
+static rf_status s_greedy_best(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *out, rf_answer_t **other,
+                               double *gang_lb, rf_error_t *err)
 {
     *other = NULL;
-    RF_CALL(rf__greedy_solve(pb, RF__ORDER_VALUE, out, err));
-    if (out->summary.optimal || pb->options.admission == RF_ADMIT_ORDERED)
+    double t0 = rf_now_ms();
+    RF_CALL(rf__greedy_solve_lb(pb, RF__ORDER_VALUE, out, gang_lb, err));
+    ck->greedy_ms = rf_now_ms() - t0;
+    if (out->summary.optimal || pb->options.admission == RF_ADMIT_ORDERED || !s_time_for(ck, ck->greedy_ms))
         return RF_OK;
     rf_answer_t *b = rf_answer_new(pb);
     if (!b)
@@ -98,13 +130,79 @@ static rf_status s_greedy_best(const rf_problem_t *pb, rf_answer_t *out, rf_answ
     return RF_OK;
 }
 
+static void s_note_step(s_clock_t *ck, const rf__ilp_stats_t *st)
+{
+    double ms = st->build_ms + st->decode_ms;
+    if (ms > ck->step_ms)
+        ck->step_ms = ms;
+}
+
+/* ---------------------------------------------------------------- one program for the batch */
+
+static rf_status s_whole(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *ans, const rf_answer_t *other,
+                         int32_t threads, bool small, bool tight, double *bound, bool *proven, rf_error_t *err)
+{
+    int32_t n_runs = threads > 1 ? 2 : 1;
+    s_run_t runs[2];
+    memset(runs, 0, sizeof runs);
+    double deadline = ck->deadline;
+#ifdef RF_HAVE_OPENMP
+#pragma omp parallel for num_threads(n_runs)                                                                           \
+    schedule(static, 1) if (n_runs > 1 && rf__mip_thread_safe()) default(none)                                         \
+        shared(runs, pb, ans, other, deadline, small, tight, n_runs)
+#endif
+    for (int32_t i = 0; i < n_runs; i++) {
+        rf_machine_bind_thread(i);
+        /* small batches: run 0 exact (every node its own unit), run 1 over
+         * units (often faster, sometimes not decodable); larger ones: both
+         * over units, run 1 with the other linking formulation from the
+         * other greedy answer */
+        rf__ilp_opts_t io = {.isolate = -1,
+                             .deadline_ms = deadline,
+                             .mip_gap = 1e-9,
+                             .aggregate = small ? i == 1 : true,
+                             .tight = small ? true : (i == 0 ? tight : !tight),
+                             .keep = NULL,
+                             .node_allowed = NULL};
+        const rf_answer_t *from = (i == 1 && !small && other) ? other : ans;
+        runs[i].rc = rf__ilp_improve(pb, from, &io, &runs[i].answer, &runs[i].stats, &runs[i].err);
+    }
+    rf_status rc = RF_OK;
+    int32_t best = -1;
+    for (int32_t i = 0; i < n_runs; i++) {
+        s_note_step(ck, &runs[i].stats);
+        if (runs[i].rc == RF_ENOMEM) {
+            rc = RF_ENOMEM;
+            if (err)
+                *err = runs[i].err;
+        }
+        if (runs[i].answer && (best < 0 || rf_answer_compare(runs[i].answer, runs[best].answer) < 0))
+            best = i;
+    }
+    if (best >= 0 && rf_answer_compare(runs[best].answer, ans) < 0 && rc == RF_OK)
+        rc = rf_answer_copy(ans, runs[best].answer);
+    /* a run whose values match the answer's proves a bound for it */
+    for (int32_t i = 0; i < n_runs; i++) {
+        const rf__ilp_stats_t *st = &runs[i].stats;
+        bool matches = runs[i].answer ? rf_answer_compare(runs[i].answer, ans) == 0 : st->solved;
+        if (!st->solved || !matches || st->penalty_bound < 0)
+            continue;
+        *bound = fmax(*bound, st->penalty_bound);
+        *proven |= st->values_proven && st->penalty_proven;
+    }
+    for (int32_t i = 0; i < n_runs; i++)
+        rf_answer_destroy(&runs[i].answer);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the neighbourhood search */
+
 /* Copy gang g's decision (placements or reason) from `src` into `dst`. */
 static rf_status s_copy_gang(rf_answer_t *dst, const rf_answer_t *src, int32_t g)
 {
     const rf_gang_answer_t *sg = &src->gangs[g];
-    if (!sg->admitted) {
+    if (!sg->admitted)
         return rf_answer_reject(dst, g, sg->why, "%s", sg->reason ? sg->reason : "");
-    }
     rf_answer_gang_reset(dst, g);
     for (int32_t p = 0; p < src->problem->gangs[g].n_pod_sets; p++)
         for (int32_t i = 0; i < sg->pod_sets[p].n_placements; i++)
@@ -117,9 +215,9 @@ typedef struct {
     int32_t first, last; /* positions in the tree's node order */
 } s_region_t;
 
-/* Regions for the neighbourhood search: the top-level domains when there
- * are several of a workable size, else runs of consecutive deepest-z-level
- * domains of about S_REGION_NODES nodes (tree order keeps them close). */
+/* Regions: the top-level domains when there are several of a workable
+ * size, else runs of consecutive deepest-z-level domains of about
+ * S_REGION_NODES nodes (tree order keeps them close). */
 static int32_t s_regions(const rf__tree_t *t, int32_t zl, s_region_t *out, int32_t cap)
 {
     int32_t n = 0;
@@ -135,12 +233,12 @@ static int32_t s_regions(const rf__tree_t *t, int32_t zl, s_region_t *out, int32
         }
     }
     int32_t lz = zl >= 1 ? zl - 1 : -1;
-    int32_t a = 0;
     if (lz < 0) {
         for (int32_t i = 0; i < t->n_in_tree && n < cap; i += S_REGION_NODES)
             out[n++] = (s_region_t){i, i + S_REGION_NODES < t->n_in_tree ? i + S_REGION_NODES : t->n_in_tree};
         return n;
     }
+    int32_t a = 0;
     for (int32_t d = t->level_start[lz]; d < t->level_start[lz + 1] && n < cap; d++)
         if (t->node_end[d] - a >= S_REGION_NODES || d + 1 == t->level_start[lz + 1]) {
             out[n++] = (s_region_t){a, t->node_end[d]};
@@ -149,12 +247,12 @@ static int32_t s_regions(const rf__tree_t *t, int32_t zl, s_region_t *out, int32
     return n;
 }
 
-/* Large neighbourhood search: free the gangs of one region at a time (and a
- * share of the rejected gangs), keep every other gang, and let the program
- * re-place them within the region; `threads` disjoint regions at once, their
- * improvements merged. Until the deadline, or until a whole pass proves
- * every region optimal. */
-static rf_status s_lns(const rf_problem_t *pb, rf_answer_t *best, double deadline, int32_t threads, bool tight,
+/* Free the gangs of one region at a time (and a share of the rejected
+ * gangs), keep every other gang, and let the program re-place them inside
+ * the region; `threads` disjoint regions at once, their improvements merged
+ * and checked. Until `end`, or until a whole pass proves every region
+ * optimal on its own. */
+static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best, double end, int32_t threads,
                        rf_error_t *err)
 {
     rf__tree_t tree;
@@ -180,22 +278,26 @@ static rf_status s_lns(const rf_problem_t *pb, rf_answer_t *best, double deadlin
     for (int32_t r = 0; r < n_regions; r++)
         for (int32_t i = regions[r].first; i < regions[r].last; i++)
             region_of[tree.node_order[i]] = r;
-    for (int32_t pass = 0; rf_now_ms() < deadline; pass++) {
+    /* a merge costs a finish and a check over the whole batch: about a greedy pass */
+    double merge_ms = ck->greedy_ms;
+    for (int32_t pass = 0; rf_now_ms() < end; pass++) {
         bool improved_pass = false, all_proven = true;
-        for (int32_t r0 = 0; r0 < n_regions && rf_now_ms() < deadline; r0 += threads) {
+        for (int32_t r0 = 0; r0 < n_regions; r0 += threads) {
+            double left = end - rf_now_ms();
+            if (left < ck->step_ms + merge_ms + S_MIN_SLICE_MS)
+                goto done;
             int32_t batch = n_regions - r0 < threads ? n_regions - r0 : threads;
             int32_t batches_left = (n_regions - r0 + threads - 1) / threads;
-            double slice_end = rf_now_ms() + (deadline - rf_now_ms()) / batches_left;
+            double slice_end = rf_now_ms() + (left - merge_ms) / batches_left;
             /* which gangs each run frees */
             int32_t rejected_seen = 0;
             for (int32_t k = 0; k < batch; k++) {
-                bool *keep = &keeps[(size_t)k * (G + 1)];
                 uint8_t *mask = &masks[(size_t)k * N];
                 memset(mask, 0, (size_t)N);
                 for (int32_t i = regions[r0 + k].first; i < regions[r0 + k].last; i++)
                     mask[tree.node_order[i]] = 1;
                 for (int32_t g = 0; g < G; g++)
-                    keep[g] = true;
+                    keeps[(size_t)k * (G + 1) + g] = true;
             }
             for (int32_t g = 0; g < G; g++) {
                 const rf_gang_answer_t *ga = &best->gangs[g];
@@ -203,7 +305,7 @@ static rf_status s_lns(const rf_problem_t *pb, rf_answer_t *best, double deadlin
                     keeps[(size_t)((rejected_seen++ + pass) % batch) * (G + 1) + g] = false;
                     continue;
                 }
-                /* admitted: free it where all its pods (new and bound) are in one region */
+                /* an admitted gang is freed where all its pods (new and bound) are */
                 int32_t home = -2;
                 const rf_gang_t *gg = &pb->gangs[g];
                 for (int32_t p = 0; p < gg->n_pod_sets && home != -1; p++) {
@@ -221,21 +323,23 @@ static rf_status s_lns(const rf_problem_t *pb, rf_answer_t *best, double deadlin
             }
 #ifdef RF_HAVE_OPENMP
 #pragma omp parallel for num_threads(batch) schedule(static, 1) if (batch > 1 && rf__mip_thread_safe()) default(none)  \
-    shared(runs, pb, best, keeps, masks, slice_end, tight, batch, G, N)
+    shared(runs, pb, best, keeps, masks, slice_end, batch, G, N)
 #endif
             for (int32_t k = 0; k < batch; k++) {
                 rf_machine_bind_thread(k);
-                rf__ilp_opts_t io = {.deadline_ms = slice_end,
+                rf__ilp_opts_t io = {.isolate = -1,
+                                     .deadline_ms = slice_end,
                                      .mip_gap = 1e-9,
                                      .aggregate = true,
-                                     .tight = tight,
+                                     .tight = true,
                                      .keep = &keeps[(size_t)k * (G + 1)],
                                      .node_allowed = &masks[(size_t)k * N]};
                 runs[k].rc = rf__ilp_improve(pb, best, &io, &runs[k].answer, &runs[k].stats, &runs[k].err);
             }
-            /* merge what improved: regions and freed gangs are disjoint */
+            /* merge what improved: the regions and the gangs freed are disjoint */
             bool any = false;
             for (int32_t k = 0; k < batch; k++) {
+                s_note_step(ck, &runs[k].stats);
                 if (runs[k].rc == RF_ENOMEM) {
                     rc = RF_ENOMEM;
                     if (err)
@@ -245,6 +349,7 @@ static rf_status s_lns(const rf_problem_t *pb, rf_answer_t *best, double deadlin
                 any |= runs[k].answer != NULL;
             }
             if (any && rc == RF_OK) {
+                double t0 = rf_now_ms();
                 rc = rf_answer_copy(merged, best);
                 for (int32_t k = 0; k < batch && rc == RF_OK; k++)
                     for (int32_t g = 0; g < G && runs[k].answer && rc == RF_OK; g++)
@@ -263,6 +368,7 @@ static rf_status s_lns(const rf_problem_t *pb, rf_answer_t *best, double deadlin
                         improved_pass = true;
                     }
                 }
+                merge_ms = fmax(merge_ms, rf_now_ms() - t0);
             }
             for (int32_t k = 0; k < batch; k++)
                 rf_answer_destroy(&runs[k].answer);
@@ -283,136 +389,124 @@ done:
     return rc;
 }
 
-static rf_status s_run_ilp(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans, rf_error_t *err,
-                           const char *mode_name)
+/* ---------------------------------------------------------------- bounds */
+
+/* The tightest penalty bound provable here for the gangs `ans` admits:
+ * each gang's own least penalty alone on the cluster (a program per gang, in
+ * parallel, while time lasts), or its counting bound (gang_lb) otherwise;
+ * summed over the admitted gangs. Valid for any answer admitting the same
+ * gangs: there each gang's placement is feasible alone too. */
+static double s_gang_bounds(const rf_problem_t *pb, s_clock_t *ck, const rf_answer_t *ans, const double *gang_lb,
+                            int32_t threads)
 {
-    rf_answer_t *other = NULL;
-    RF_CALL(s_greedy_best(pb, ans, &other, err));
-    double greedy_bound = ans->summary.penalty_bound;
-    if (ans->summary.optimal) {
-        rf_answer_destroy(&other);
-        return RF_OK; /* the greedy answer is proven optimal */
+    const int32_t G = pb->n_gangs;
+    double *each = malloc((size_t)(G + 1) * sizeof *each);
+    int32_t *todo = malloc((size_t)(G + 1) * sizeof *todo);
+    double total = 0;
+    if (!each || !todo)
+        goto done;
+    int32_t n = 0;
+    for (int32_t g = 0; g < G; g++) {
+        each[g] = gang_lb[g];
+        if (ans->gangs[g].admitted && ans->gangs[g].penalty > each[g] + 1e-9)
+            todo[n++] = g; /* room between its bound and its penalty */
     }
-    double start = opts && opts->start_ms > 0 ? opts->start_ms : rf_now_ms();
-    double limit = s_limit_ms(pb, opts);
-    double margin = fmax(2.0, 0.05 * limit);
-    double deadline = start + limit - margin;
-    if (deadline - rf_now_ms() < 1.0) {
-        rf_answer_destroy(&other);
-        return RF_OK;
-    }
-    int32_t threads = s_threads(pb, opts);
-    int64_t exact_cols = 0;
-    for (int32_t g = 0; g < pb->n_gangs; g++)
-        exact_cols += (int64_t)pb->gangs[g].n_pod_sets * pb->n_nodes * 2;
-    bool small = exact_cols <= S_EXACT_COLS;
-    int64_t tight_rows = 0; /* x columns times levels, at node granularity: an upper estimate */
-    for (int32_t g = 0; g < pb->n_gangs; g++)
-        tight_rows += (int64_t)pb->gangs[g].n_pod_sets * pb->n_nodes * pb->n_levels;
-    bool tight = tight_rows <= S_TIGHT_ROWS;
-    if (!small && exact_cols > S_WHOLE_COLS) {
-        /* too large for one program: the neighbourhood search */
-        rf_status rc = s_lns(pb, ans, deadline, threads, true, err);
-        rf_answer_destroy(&other);
-        if (rc != RF_OK)
-            return rc;
-        double lb = 0;
-        rf__greedy_gang_bounds(pb, ans, &lb);
-        ans->summary.penalty_bound = fmin(lb, ans->summary.penalty);
-        ans->summary.optimal = false;
-        ans->summary.mode_used = mode_name;
-        return RF_OK;
-    }
-    /* runs: 0 aggregated from the best answer; 1 exact (small) or from the other */
-    int32_t n_runs = threads > 1 ? 2 : 1;
-    s_run_t runs[2];
-    memset(runs, 0, sizeof runs);
-    bool thread_safe = rf__mip_thread_safe();
+    /* a program per gang costs about a build over the whole cluster */
+    double cost = fmax(ck->step_ms, ck->greedy_ms);
+    double deadline = ck->deadline;
 #ifdef RF_HAVE_OPENMP
-#pragma omp parallel for num_threads(n_runs) schedule(static, 1) if (n_runs > 1 && thread_safe) default(none)          \
-    shared(runs, pb, ans, other, deadline, small, tight, n_runs)
+#pragma omp parallel for num_threads(threads)                                                                          \
+    schedule(dynamic, 1) if (threads > 1 && rf__mip_thread_safe()) default(none)                                       \
+        shared(pb, ans, each, todo, n, deadline, cost)
 #endif
-    for (int32_t i = 0; i < n_runs; i++) {
-        rf_machine_bind_thread(i);
-        /* small problems: run 0 exact (every node its own unit), run 1
-         * with units (often faster, sometimes not decodable); larger ones:
-         * run 0 with units from the best greedy answer, run 1 with the other
-         * linking formulation from the other greedy answer */
-        rf__ilp_opts_t io = {.deadline_ms = deadline,
+    for (int32_t i = 0; i < n; i++) {
+        if (deadline - rf_now_ms() < cost + S_MIN_SLICE_MS)
+            continue;
+        int32_t g = todo[i];
+        rf__ilp_opts_t io = {.isolate = g,
+                             .deadline_ms = deadline - cost,
                              .mip_gap = 1e-9,
-                             .node_budget = 0,
-                             .mem_limit_mb = 0,
-                             .aggregate = small ? i == 1 : true,
-                             .tight = small ? true : (i == 0 ? tight : !tight),
-                             .keep = NULL};
-        const rf_answer_t *from = (i == 1 && !small && other) ? other : ans;
-        runs[i].rc = rf__ilp_improve(pb, from, &io, &runs[i].answer, &runs[i].stats, &runs[i].err);
+                             .aggregate = true,
+                             .tight = true,
+                             .keep = NULL,
+                             .node_allowed = NULL};
+        rf_answer_t *none = NULL;
+        rf__ilp_stats_t st;
+        rf_error_t e;
+        if (rf__ilp_improve(pb, ans, &io, &none, &st, &e) == RF_OK && st.penalty_bound > each[g])
+            each[g] = st.penalty_bound;
+        rf_answer_destroy(&none);
     }
-    (void)thread_safe;
-    /* the best run by the objective; ties to the lower index */
-    int32_t best = -1;
-    for (int32_t i = 0; i < n_runs; i++) {
-        if (runs[i].rc == RF_ENOMEM && err)
-            *err = runs[i].err;
-        if (!runs[i].answer)
-            continue;
-        if (best < 0 || rf_answer_compare(runs[i].answer, runs[best].answer) < 0)
-            best = i;
+    for (int32_t g = 0; g < G; g++)
+        if (ans->gangs[g].admitted)
+            total += fmin(each[g], ans->gangs[g].penalty);
+done:
+    free(each);
+    free(todo);
+    return total;
+}
+
+/* ---------------------------------------------------------------- the strategies */
+
+static rf_status s_run_ilp(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans, rf_error_t *err)
+{
+    s_clock_t ck;
+    s_clock_init(&ck, pb, opts);
+    rf_answer_t *other = NULL;
+    double *gang_lb = calloc((size_t)pb->n_gangs + 1, sizeof *gang_lb);
+    if (!gang_lb)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    rf_status rc = s_greedy_best(pb, &ck, ans, &other, gang_lb, err);
+    if (rc != RF_OK || ans->summary.optimal || !s_time_for(&ck, ck.greedy_ms))
+        goto done; /* proven optimal, or no time for more */
+    int32_t threads = s_threads(pb, opts);
+    int64_t exact_cols = 0, tight_rows = 0;
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        exact_cols += (int64_t)pb->gangs[g].n_pod_sets * pb->n_nodes * 2;
+        tight_rows += (int64_t)pb->gangs[g].n_pod_sets * pb->n_nodes * pb->n_levels;
     }
-    double bound = greedy_bound;
+    bool small = exact_cols <= S_EXACT_COLS;
+    double bound = ans->summary.penalty_bound;
     bool proven = false;
-    if (best >= 0 && rf_answer_compare(runs[best].answer, ans) < 0) {
-        rf_answer_copy(ans, runs[best].answer);
-        bound = 0;
+    if (small || exact_cols <= S_WHOLE_COLS) {
+        rc = s_whole(pb, &ck, ans, other, threads, small, tight_rows <= S_TIGHT_ROWS, &bound, &proven, err);
+    } else {
+        double end = rf_now_ms() + s_left(&ck) * S_SEARCH_SHARE;
+        rc = s_lns(pb, &ck, ans, end, threads, err);
     }
-    /* a run whose values match the answer's proves a bound for it */
-    for (int32_t i = 0; i < n_runs; i++) {
-        const rf__ilp_stats_t *st = &runs[i].stats;
-        bool matches = runs[i].answer ? rf_answer_compare(runs[i].answer, ans) == 0 : st->solved;
-        if (!st->solved || !matches || st->penalty_bound < 0)
-            continue;
-        if (st->penalty_bound > bound)
-            bound = st->penalty_bound;
-        proven |= st->values_proven && st->penalty_proven;
-    }
-    if (bound > ans->summary.penalty)
-        bound = ans->summary.penalty;
-    ans->summary.penalty_bound = bound;
-    ans->summary.optimal = proven && ans->summary.penalty <= bound + 1e-6;
-    ans->summary.mode_used = mode_name;
-    for (int32_t i = 0; i < n_runs; i++)
-        rf_answer_destroy(&runs[i].answer);
+    if (rc != RF_OK)
+        goto done;
+    if (!proven)
+        bound = fmax(bound, s_gang_bounds(pb, &ck, ans, gang_lb, threads));
+    ans->summary.penalty_bound = fmin(bound, ans->summary.penalty);
+    ans->summary.optimal = proven && ans->summary.penalty <= ans->summary.penalty_bound + 1e-6;
+    ans->summary.mode_used = "ilp";
+done:
+    free(gang_lb);
     rf_answer_destroy(&other);
-    return RF_OK;
+    return rc;
 }
 
 static rf_status s_ilp_solve(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans, rf_error_t *err)
 {
-    return s_run_ilp(pb, opts, ans, err, "ilp");
+    return s_run_ilp(pb, opts, ans, err);
 }
 
+/* auto: the greedy when it is proven optimal, or when the time left would
+ * not fit even one more greedy pass and a program; else ilp. */
 static rf_status s_auto_solve(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans, rf_error_t *err)
 {
+    s_clock_t ck;
+    s_clock_init(&ck, pb, opts);
+    double t0 = rf_now_ms();
     RF_CALL(rf__greedy_solve(pb, RF__ORDER_VALUE, ans, err));
-    if (ans->summary.optimal)
-        return RF_OK; /* proven: every gang admitted, penalty at its bound */
-    double start = opts && opts->start_ms > 0 ? opts->start_ms : rf_now_ms();
-    double left = start + s_limit_ms(pb, opts) - rf_now_ms();
-    if (left < S_AUTO_MIN_MS) {
-        /* too little time for a program: the second greedy pass only */
-        rf_answer_t *b = rf_answer_new(pb);
-        if (!b)
-            return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-        if (pb->options.admission != RF_ADMIT_ORDERED && rf__greedy_solve(pb, RF__ORDER_QUEUE, b, err) == RF_OK &&
-            rf_answer_compare(b, ans) < 0)
-            rf_answer_copy(ans, b);
-        rf_answer_destroy(&b);
+    ck.greedy_ms = rf_now_ms() - t0;
+    if (ans->summary.optimal || !s_time_for(&ck, 2 * ck.greedy_ms))
         return RF_OK;
-    }
     rf_answer_t *fresh = rf_answer_new(pb);
     if (!fresh)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-    rf_status rc = s_run_ilp(pb, opts, fresh, err, "ilp");
+    rf_status rc = s_run_ilp(pb, opts, fresh, err);
     if (rc == RF_OK && rf_answer_compare(fresh, ans) <= 0)
         rc = rf_answer_copy(ans, fresh);
     rf_answer_destroy(&fresh);

@@ -1,0 +1,159 @@
+/* bench/ilp.c: `rackfit-bench ilp`, the integer program against the greedy.
+ *
+ * For each contended batch (models/gpu-1024.json, models/lingjun-847.json,
+ * and the generated 16,384-node fabric unless --skip-large): the greedy, then
+ * `ilp` on 1 and 2 threads within the time limit, each answer checked by
+ * rf_check; value admitted, penalty, proven penalty bound, gap, wall time.
+ * Then the time limit itself: `ilp` at limits from 10 ms to 2 s, the wall
+ * time of rf_solve measured outside it, against the contract's allowance
+ * (5 % or 10 ms, whichever is larger). Prints markdown on stdout. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "gen.h"
+#include "rackfit/rackfit.h"
+
+typedef struct {
+    const char *name;
+    rf_problem_t *pb;
+} s_case_t;
+
+static int64_t s_units(const rf_answer_t *a)
+{
+    int64_t u = 0;
+    for (int32_t i = 0; i < a->summary.n_value; i++)
+        u += a->summary.value[i].units;
+    return u;
+}
+
+static int64_t s_pods(const rf_answer_t *a)
+{
+    int64_t u = 0;
+    for (int32_t i = 0; i < a->summary.n_value; i++)
+        u += a->summary.value[i].pods;
+    return u;
+}
+
+static rf_answer_t *s_run(const rf_problem_t *pb, int mode, int threads, int64_t limit, double *wall)
+{
+    rf_solve_opts_t o;
+    rf_solve_opts_default(&o);
+    o.mode = mode;
+    o.threads = threads;
+    o.time_limit_ms = limit;
+    rf_answer_t *a = NULL;
+    rf_error_t err;
+    double t0 = rf_now_ms();
+    o.start_ms = t0;
+    if (rf_solve(pb, &o, &a, &err) != RF_OK) {
+        fprintf(stderr, "rackfit-bench ilp: solve failed: %s\n", err.message);
+        exit(1);
+    }
+    *wall = rf_now_ms() - t0;
+    rf_check_report_t rep;
+    memset(&rep, 0, sizeof rep);
+    if (rf_check(pb, a, &rep, &err) != RF_OK || !rep.feasible) {
+        fprintf(stderr, "rackfit-bench ilp: INFEASIBLE answer (%s)\n",
+                rep.n_violations > 0 ? rep.violations[0] : err.message);
+        exit(1);
+    }
+    rf_check_report_fini(&rep);
+    return a;
+}
+
+static void s_row(const char *problem, const char *what, const rf_answer_t *a, const rf_answer_t *greedy, double wall)
+{
+    double gap =
+        a->summary.penalty > 0 ? 100.0 * (a->summary.penalty - a->summary.penalty_bound) / a->summary.penalty : 0.0;
+    int cmp = greedy ? rf_answer_compare(a, greedy) : 0;
+    printf("| %s | %s | %d | %lld | %lld | %.0f | %.0f | %.1f %% | %s | %.0f | %s |\n", problem, what,
+           a->summary.admitted, (long long)s_units(a), (long long)s_pods(a), a->summary.penalty,
+           a->summary.penalty_bound, gap, a->summary.optimal ? "yes" : "no", wall,
+           !greedy    ? "—"
+           : cmp < 0  ? "better"
+           : cmp == 0 ? "same"
+                      : "WORSE");
+}
+
+int bench_ilp_main(int argc, char **argv);
+
+int bench_ilp_main(int argc, char **argv)
+{
+    const char *models = "models";
+    int64_t limit = 1000;
+    bool large = true;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--models") == 0 && i + 1 < argc)
+            models = argv[++i];
+        else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc)
+            limit = strtoll(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--skip-large") == 0)
+            large = false;
+        else {
+            fprintf(stderr, "usage: rackfit-bench ilp [--models DIR] [--limit MS] [--skip-large]\n");
+            return 2;
+        }
+    }
+    s_case_t cases[3];
+    int n = 0;
+    const char *files[] = {"gpu-1024.json", "lingjun-847.json"};
+    for (int i = 0; i < 2; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", models, files[i]);
+        rf_error_t err;
+        cases[n].name = files[i];
+        if (rf_problem_from_json_file(path, NULL, &cases[n].pb, &err) != RF_OK) {
+            fprintf(stderr, "rackfit-bench ilp: %s: %s\n", path, err.message);
+            return 1;
+        }
+        n++;
+    }
+    if (large) {
+        bench_gen_opts_t o;
+        bench_gen_opts_fabric(&o);
+        bench_buf_t b;
+        bench_buf_init(&b);
+        rf_error_t err;
+        if (bench_gen_fabric(&o, &b, NULL, &err) != RF_OK ||
+            rf_problem_from_json(b.data, b.len, NULL, &cases[n].pb, &err) != RF_OK) {
+            fprintf(stderr, "rackfit-bench ilp: fabric: %s\n", err.message);
+            return 1;
+        }
+        bench_buf_fini(&b);
+        cases[n++].name = "fabric-16384 (generated, seed 1)";
+    }
+    printf("### greedy against ilp (time limit %lld ms)\n\n", (long long)limit);
+    printf("| problem | strategy | admitted | GPUs | pods | penalty | penalty bound | gap | proven optimal | wall ms | "
+           "vs greedy |\n|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
+    for (int i = 0; i < n; i++) {
+        double w;
+        rf_answer_t *g = s_run(cases[i].pb, RF_MODE_GREEDY, 1, limit, &w);
+        s_row(cases[i].name, "greedy", g, NULL, w);
+        for (int t = 1; t <= 2; t++) {
+            rf_answer_t *a = s_run(cases[i].pb, RF_MODE_ILP, t, limit, &w);
+            char what[32];
+            snprintf(what, sizeof what, "ilp, %d thread%s", t, t > 1 ? "s" : "");
+            s_row(cases[i].name, what, a, g, w);
+            rf_answer_destroy(&a);
+        }
+        rf_answer_destroy(&g);
+    }
+    printf("\n### the time limit\n\n`ilp` on 2 threads; wall time of rf_solve measured around the call; allowed: the "
+           "limit plus 5 %% or 10 ms, whichever is larger.\n\n| problem | limit ms | wall ms | over by ms | within |\n"
+           "|---|---:|---:|---:|---|\n");
+    const int64_t limits[] = {10, 50, 100, 250, 500, 1000, 2000};
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < sizeof limits / sizeof *limits; k++) {
+            double w;
+            rf_answer_t *a = s_run(cases[i].pb, RF_MODE_ILP, 2, limits[k], &w);
+            double allow = (double)limits[k] + (0.05 * (double)limits[k] > 10 ? 0.05 * (double)limits[k] : 10);
+            printf("| %s | %lld | %.1f | %.1f | %s |\n", cases[i].name, (long long)limits[k], w, w - (double)limits[k],
+                   w <= allow ? "yes" : "NO");
+            rf_answer_destroy(&a);
+        }
+    for (int i = 0; i < n; i++)
+        rf_problem_destroy(&cases[i].pb);
+    return 0;
+}

@@ -105,9 +105,9 @@ rf_status rf__mp_prescan(const void *data, size_t len, const rf__mp_limits_t *li
         return s_scan_fail(err, RF_EPARSE, 0, "%s", "the message is empty");
     const unsigned char *b = data;
     const int32_t max_depth = s_depth_limit(limits);
-    const uint64_t budget =
-        limits && limits->max_elements > 0 && (uint64_t)limits->max_elements < len ? (uint64_t)limits->max_elements
-                                                                                     : (uint64_t)len;
+    const uint64_t budget = limits && limits->max_elements > 0 && (uint64_t)limits->max_elements < len
+                                ? (uint64_t)limits->max_elements
+                                : (uint64_t)len;
     s_frame_t stack[RF__MP_MAX_DEPTH + 1];
     int32_t depth = 0; /* frames open */
     uint64_t total = 0;
@@ -122,9 +122,9 @@ rf_status rf__mp_prescan(const void *data, size_t len, const rf__mp_limits_t *li
             return s_scan_fail(err, RF_EPARSE, i, "%s", "the message ends inside a value (truncated)");
         size_t at = i;
         unsigned char c = b[i++];
-        uint64_t n = 0;    /* container items, or string/payload bytes */
-        int kind = 0;      /* 0 scalar, 1 string, 2 array, 3 map */
-        size_t fixed = 0;  /* payload bytes of a fixed-size scalar */
+        uint64_t n = 0;   /* container items, or string/payload bytes */
+        int kind = 0;     /* 0 scalar, 1 string, 2 array, 3 map */
+        size_t fixed = 0; /* payload bytes of a fixed-size scalar */
         if (c <= 0x7f || c >= 0xe0) {
             /* fixint */
         } else if (c <= 0x8f) {
@@ -247,8 +247,8 @@ rf_status rf__mp_prescan(const void *data, size_t len, const rf__mp_limits_t *li
             else if (top->key_id == S_KEY_NAME_REF)
                 scan->has_name_ref = true;
         }
-        if (value_of == S_KEY_ID && depth == 1 && (kind == 1 || (kind == 0 && c != 0xc0 && c != 0xc2 && c != 0xc3 &&
-                                                                   c != 0xca && c != 0xcb))) {
+        if (value_of == S_KEY_ID && depth == 1 &&
+            (kind == 1 || (kind == 0 && c != 0xc0 && c != 0xc2 && c != 0xc3 && c != 0xca && c != 0xcb))) {
             scan->id_off = at;
             scan->id_len = i - at;
         }
@@ -291,17 +291,37 @@ rf_status rf__mp_prescan(const void *data, size_t len, const rf__mp_limits_t *li
 
 /* --------------------------------------------------------------- decode */
 
+/* The path of the value being converted is kept as a stack of segments
+ * (a key, or an index when key is NULL) and written out only for an error:
+ * building it for every element would cost more than the conversion. */
+typedef struct {
+    const char *key;
+    long index;
+} s_seg_t;
+
 typedef struct {
     rf__arena_t *arena;
     int32_t max_string;
     rf_error_t *err;
+    s_seg_t seg[RF__MP_MAX_DEPTH + 2];
+    int n_seg;
     char path[RF_ERROR_PATH_MAX];
-    int plen;
 } s_dec_t;
+
+/* d->path for the current segments. */
+static const char *s_path(s_dec_t *d)
+{
+    int len = 0;
+    d->path[0] = '\0';
+    for (int i = 0; i < d->n_seg && i < (int)(sizeof d->seg / sizeof d->seg[0]); i++)
+        len = d->seg[i].key ? rf__path_key(d->path, len, (int)sizeof d->path, d->seg[i].key)
+                            : rf__path_index(d->path, len, (int)sizeof d->path, d->seg[i].index);
+    return d->path;
+}
 
 static rf_status s_nomem(s_dec_t *d)
 {
-    return rf_error_set(d->err, RF_ENOMEM, d->path, "out of memory for the decoded document");
+    return rf_error_set(d->err, RF_ENOMEM, s_path(d), "out of memory for the decoded document");
 }
 
 typedef struct {
@@ -392,9 +412,9 @@ static size_t s_utf8_valid(const unsigned char *s, size_t n)
 static rf_status s_string(s_dec_t *d, const char *s, uint32_t n, const char **out, const char *what)
 {
     if (s_utf8_valid((const unsigned char *)s, n) != n)
-        return rf_error_set(d->err, RF_EPARSE, d->path, "%s is not valid UTF-8 (MessagePack str is UTF-8)", what);
+        return rf_error_set(d->err, RF_EPARSE, s_path(d), "%s is not valid UTF-8 (MessagePack str is UTF-8)", what);
     if (d->max_string > 0 && n > (uint32_t)d->max_string)
-        return rf_error_set(d->err, RF_ELIMIT, d->path, "%s of %u bytes is longer than the limit of %d bytes", what,
+        return rf_error_set(d->err, RF_ELIMIT, s_path(d), "%s of %u bytes is longer than the limit of %d bytes", what,
                             (unsigned)n, (int)d->max_string);
     *out = rf__arena_strndup(d->arena, s, n);
     return *out ? RF_OK : s_nomem(d);
@@ -414,7 +434,8 @@ static rf_status s_convert(s_dec_t *d, const msgpack_object *o, rf_doc_t *out)
         return RF_OK;
     case MSGPACK_OBJECT_POSITIVE_INTEGER:
         if (o->via.u64 > (uint64_t)INT64_MAX)
-            return rf_error_set(d->err, RF_ESCHEMA, d->path, "the integer %llu is above the largest accepted (2^63-1)",
+            return rf_error_set(d->err, RF_ESCHEMA, s_path(d),
+                                "the integer %llu is above the largest accepted (2^63-1)",
                                 (unsigned long long)o->via.u64);
         out->type = RF_DOC_INT;
         out->u.i = (int64_t)o->via.u64;
@@ -438,14 +459,13 @@ static rf_status s_convert(s_dec_t *d, const msgpack_object *o, rf_doc_t *out)
         out->u.items = rf__arena_alloc(d->arena, (size_t)n * sizeof(rf_doc_t));
         if (!out->u.items)
             return s_nomem(d);
+        d->n_seg++;
         for (uint32_t i = 0; i < n; i++) {
-            int saved = d->plen;
-            d->plen = rf__path_index(d->path, saved, (int)sizeof d->path, (long)i);
+            d->seg[d->n_seg - 1] = (s_seg_t){NULL, (long)i};
             RF_CALL(s_convert(d, &o->via.array.ptr[i], &out->u.items[i]));
-            d->plen = saved;
-            d->path[saved] = '\0';
             out->len = i + 1;
         }
+        d->n_seg--;
         return RF_OK;
     }
     case MSGPACK_OBJECT_MAP: {
@@ -458,14 +478,12 @@ static rf_status s_convert(s_dec_t *d, const msgpack_object *o, rf_doc_t *out)
             const msgpack_object_kv *kv = &o->via.map.ptr[i];
             rf_doc_kv_t *dst = &out->u.pairs[i];
             if (kv->key.type != MSGPACK_OBJECT_STR)
-                return rf_error_set(d->err, RF_EPARSE, d->path, "a map key must be a string");
+                return rf_error_set(d->err, RF_EPARSE, s_path(d), "a map key must be a string");
             RF_CALL(s_string(d, kv->key.via.str.ptr, kv->key.via.str.size, &dst->key, "a key"));
             dst->key_len = kv->key.via.str.size;
-            int saved = d->plen;
-            d->plen = rf__path_key(d->path, saved, (int)sizeof d->path, dst->key);
+            d->seg[d->n_seg++] = (s_seg_t){dst->key, 0};
             RF_CALL(s_convert(d, &kv->val, &dst->value));
-            d->plen = saved;
-            d->path[saved] = '\0';
+            d->n_seg--;
             out->len = i + 1;
         }
         bool oom = false;
@@ -473,21 +491,21 @@ static rf_status s_convert(s_dec_t *d, const msgpack_object *o, rf_doc_t *out)
         if (oom)
             return s_nomem(d);
         if (dup) {
-            d->plen = rf__path_key(d->path, d->plen, (int)sizeof d->path, dup);
-            return rf_error_set(d->err, RF_EPARSE, d->path, "duplicate key");
+            d->seg[d->n_seg++] = (s_seg_t){dup, 0};
+            return rf_error_set(d->err, RF_EPARSE, s_path(d), "duplicate key");
         }
         return RF_OK;
     }
     case MSGPACK_OBJECT_BIN:
-        return rf_error_set(d->err, RF_EPARSE, d->path, "bin values are not accepted (use strings)");
+        return rf_error_set(d->err, RF_EPARSE, s_path(d), "bin values are not accepted (use strings)");
     case MSGPACK_OBJECT_EXT:
-        return rf_error_set(d->err, RF_EPARSE, d->path, "ext values are not accepted");
+        return rf_error_set(d->err, RF_EPARSE, s_path(d), "ext values are not accepted");
     }
-    return rf_error_set(d->err, RF_EPARSE, d->path, "unknown MessagePack type");
+    return rf_error_set(d->err, RF_EPARSE, s_path(d), "unknown MessagePack type");
 }
 
-rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena,
-                        rf_doc_t **out, rf_error_t *err)
+rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena, rf_doc_t **out,
+                        rf_error_t *err)
 {
     if (out)
         *out = NULL;
@@ -506,8 +524,7 @@ rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *lim
         /* The pre-scan accepted it: msgpack-c disagreeing is our bug. */
         st = rf_error_set(err, RF_EPARSE, "", "the message is not well-formed MessagePack (unpack: %d)", (int)ret);
     } else {
-        s_dec_t d = {.arena = arena, .max_string = limits ? limits->max_string : 0, .err = err, .plen = 0};
-        d.path[0] = '\0';
+        s_dec_t d = {.arena = arena, .max_string = limits ? limits->max_string : 0, .err = err, .n_seg = 0};
         rf_doc_t *doc = rf__arena_alloc(arena, sizeof *doc);
         if (!doc)
             st = rf_error_set(err, RF_ENOMEM, "", "out of memory for the decoded document");

@@ -65,8 +65,8 @@ rf_status rf__mp_prescan(const void *data, size_t len, const rf__mp_limits_t *li
                          rf_error_t *err);
 
 /* Stages 1 to 4: bytes to a document in `arena`. */
-rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena,
-                        rf_doc_t **out, rf_error_t *err);
+rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena, rf_doc_t **out,
+                        rf_error_t *err);
 
 /* ------------------------------------------------------------- encoding */
 

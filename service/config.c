@@ -21,7 +21,10 @@ typedef struct {
     int64_t max;
 } s_field_t;
 
-#define S_F(key, kind, member, min, max) {key, kind, offsetof(rf__server_config_t, member), min, max}
+#define S_F(key, kind, member, min, max)                                                                               \
+    {                                                                                                                  \
+        key, kind, offsetof(rf__server_config_t, member), min, max                                                     \
+    }
 
 static const s_field_t s_fields[] = {
     S_F("fast_threads", S_I32, fast_threads, 0, 1024),
@@ -73,7 +76,8 @@ void rf__config_fini(rf__server_config_t *cfg)
     cfg->n_allowed = 0;
 }
 
-static const char s_z85_chars[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+static const char s_z85_chars[] =
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 
 bool rf__z85_key(const char *text, uint8_t out[32])
 {

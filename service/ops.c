@@ -45,9 +45,9 @@ typedef struct {
 
 static const char *const s_class_names[RF__CLASS_COUNT] = {"greedy", "solver", "other"};
 
-static const char *const s_ops[] = {"solve",         "ping",         "stats",          "cluster.put",
-                                    "cluster.patch", "cluster.info", "cluster.release", "cluster.delete",
-                                    NULL};
+static const char *const s_ops[] = {"solve",           "ping",           "stats",
+                                    "cluster.put",     "cluster.patch",  "cluster.info",
+                                    "cluster.release", "cluster.delete", NULL};
 
 struct rf__ops {
     rf__ops_config_t cfg;
@@ -65,6 +65,7 @@ struct rf__ops {
     atomic_uint_least64_t errors;
     atomic_uint_least64_t busy;
     atomic_uint_least64_t commits;
+    atomic_uint_least64_t commit_retries;
     atomic_uint_least64_t by_op[8];
     s_class_stats_t cls[RF__CLASS_COUNT];
     void (*lane_fn)(void *, rf__lane_info_t *);
@@ -305,7 +306,9 @@ static rf_status s_op_stats(s_req_t *q)
     memset(&lanes, 0, sizeof lanes);
     if (o->lane_fn)
         o->lane_fn(o->lane_arg, &lanes);
-    s_reply_open(q, 10);
+    s_reply_open(q, 11);
+    rf__mp_key(q->w, "commit_retries");
+    rf__mp_int(q->w, (int64_t)atomic_load(&o->commit_retries));
     rf__mp_key(q->w, "uptime_s");
     rf__mp_double(q->w, (rf_now_ms() - o->started_ms) / 1000.0);
     rf__mp_key(q->w, "cores");
@@ -357,8 +360,52 @@ static rf_status s_op_stats(s_req_t *q)
 }
 
 static const char *const s_solve_inline_extra[] = {"v", "op", "id", NULL};
-static const char *const s_solve_stored_extra[] = {"v",      "op",           "id", "cluster_name", "cluster_version",
-                                                   "commit", "commit_ttl_ms", NULL};
+static const char *const s_solve_stored_extra[] = {
+    "v", "op", "id", "cluster_name", "cluster_version", "commit", "commit_ttl_ms", NULL};
+
+#define S_COMMIT_TRIES 4
+
+/* Read the request's problem (on the stored cluster's current snapshot when
+ * `cname`), solve it, and commit its placements when asked. The caller
+ * frees *snap, *problem and *answer, also after an error. */
+static rf_status s_solve_once(s_req_t *q, const char *cname, int64_t cversion, bool commit, int64_t ttl,
+                              rf__snapshot_t **snap, rf_problem_t **problem, rf_answer_t **answer, int64_t *new_version)
+{
+    rf__ops_t *o = q->ops;
+    rf_status rc;
+    if (cname) {
+        RF_CALL(rf__store_acquire(o->store, cname, cversion, rf_now_ms(), snap, &q->err));
+        RF_CALL(
+            rf__problem_from_doc_on(q->root, s_solve_stored_extra, (*snap)->problem, &o->cfg.limits, problem, &q->err));
+    } else {
+        RF_CALL(rf__problem_from_doc(q->root, s_solve_inline_extra, &o->cfg.limits, problem, &q->err));
+    }
+    rf_problem_t *p = *problem;
+    q->cls = p->options.mode == RF_MODE_GREEDY ? RF__CLASS_GREEDY : RF__CLASS_SOLVER;
+
+    rf_solve_opts_t opts;
+    rf_solve_opts_default(&opts);
+    opts.start_ms = q->received_ms;
+    int32_t want = p->options.mode == RF_MODE_GREEDY ? 1 : p->options.threads;
+#ifdef RF_HAVE_MACHINE
+    want = rf_machine_threads(want);
+#else
+    if (want <= 0 || want > o->cores)
+        want = o->cores;
+#endif
+    bool solver_lane = q->cls == RF__CLASS_SOLVER;
+    int32_t got = s_budget_take(o, want, solver_lane);
+    opts.threads = got;
+    rc = rf_solve(p, &opts, answer, &q->err);
+    s_budget_give(o, got, solver_lane);
+    if (rc != RF_OK)
+        return rc;
+    if (commit)
+        return rf__store_commit(o->store, *snap, p, *answer, ttl, rf_now_ms(), new_version, &q->err);
+    if (*snap)
+        *new_version = (*snap)->version;
+    return RF_OK;
+}
 
 static rf_status s_op_solve(s_req_t *q)
 {
@@ -390,42 +437,24 @@ static rf_status s_op_solve(s_req_t *q)
         }
         if ((rc = s_opt_int(q, "commit_ttl_ms", 1, o->cfg.max_commit_ttl_ms, &ttl)) != RF_OK)
             goto done;
-        if ((rc = rf__store_acquire(o->store, cname, cversion, rf_now_ms(), &snap, &q->err)) != RF_OK)
-            goto done;
-        rc = rf__problem_from_doc_on(q->root, s_solve_stored_extra, snap->problem, &o->cfg.limits, &problem, &q->err);
-    } else {
-        rc = rf__problem_from_doc(q->root, s_solve_inline_extra, &o->cfg.limits, &problem, &q->err);
+    }
+    /* A commit that raced other commits (the capacity its answer used is
+     * gone) is solved again on the new version, up to S_COMMIT_TRIES times,
+     * unless the client pinned cluster_version. */
+    for (int attempt = 0;; attempt++) {
+        rc = s_solve_once(q, cname, cversion, commit, ttl, &snap, &problem, &answer, &new_version);
+        if (!(rc == RF_ESTALE && commit && cversion < 0 && attempt + 1 < S_COMMIT_TRIES && answer))
+            break;
+        atomic_fetch_add(&o->commit_retries, 1);
+        rf_answer_destroy(&answer);
+        rf_problem_destroy(&problem);
+        rf__store_unref(o->store, &snap);
+        rf_error_clear(&q->err);
     }
     if (rc != RF_OK)
         goto done;
-    q->cls = problem->options.mode == RF_MODE_GREEDY ? RF__CLASS_GREEDY : RF__CLASS_SOLVER;
-
-    rf_solve_opts_t opts;
-    rf_solve_opts_default(&opts);
-    opts.start_ms = q->received_ms;
-    int32_t want = problem->options.mode == RF_MODE_GREEDY ? 1 : problem->options.threads;
-#ifdef RF_HAVE_MACHINE
-    want = rf_machine_threads(want);
-#else
-    if (want <= 0 || want > o->cores)
-        want = o->cores;
-#endif
-    bool solver_lane = q->cls == RF__CLASS_SOLVER;
-    int32_t got = s_budget_take(o, want, solver_lane);
-    opts.threads = got;
-    rc = rf_solve(problem, &opts, &answer, &q->err);
-    s_budget_give(o, got, solver_lane);
-    if (rc != RF_OK)
-        goto done;
-    if (commit) {
-        rc = rf__store_commit(o->store, snap, problem, answer, ttl, rf_now_ms(), &new_version, &q->err);
-        if (rc != RF_OK)
-            goto done;
+    if (commit)
         atomic_fetch_add(&o->commits, 1);
-    } else if (snap) {
-        new_version = snap->version;
-    }
-
     s_reply_open(q, RF__MP_ANSWER_PAIRS + (snap ? 1 : 0));
     rf__mp_answer_pairs(q->w, answer);
     if (snap) {
@@ -458,16 +487,17 @@ static rf_doc_t *s_cluster_doc(s_req_t *q, const rf_problem_t *like, const rf_do
     if (!root || !top || !cl || !levels)
         return NULL;
     for (int32_t l = 0; l < like->n_levels; l++)
-        levels[l] = (rf_doc_t){.type = RF_DOC_STR, .len = (uint32_t)strlen(like->levels[l]), .offset = -1,
-                               .u.s = like->levels[l]};
-    cl[0] = (rf_doc_kv_t){.key = "levels", .key_len = 6,
-                          .value = {.type = RF_DOC_ARRAY, .len = (uint32_t)like->n_levels, .offset = -1,
-                                    .u.items = levels}};
+        levels[l] = (rf_doc_t){
+            .type = RF_DOC_STR, .len = (uint32_t)strlen(like->levels[l]), .offset = -1, .u.s = like->levels[l]};
+    cl[0] = (rf_doc_kv_t){
+        .key = "levels",
+        .key_len = 6,
+        .value = {.type = RF_DOC_ARRAY, .len = (uint32_t)like->n_levels, .offset = -1, .u.items = levels}};
     cl[1] = (rf_doc_kv_t){.key = "nodes", .key_len = 5, .value = *nodes};
-    top[0] = (rf_doc_kv_t){.key = "cluster", .key_len = 7,
-                           .value = {.type = RF_DOC_MAP, .len = 2, .offset = -1, .u.pairs = cl}};
-    top[1] = (rf_doc_kv_t){.key = "gangs", .key_len = 5,
-                           .value = {.type = RF_DOC_ARRAY, .len = 0, .offset = -1, .u.items = levels}};
+    top[0] = (rf_doc_kv_t){
+        .key = "cluster", .key_len = 7, .value = {.type = RF_DOC_MAP, .len = 2, .offset = -1, .u.pairs = cl}};
+    top[1] = (rf_doc_kv_t){
+        .key = "gangs", .key_len = 5, .value = {.type = RF_DOC_ARRAY, .len = 0, .offset = -1, .u.items = levels}};
     *root = (rf_doc_t){.type = RF_DOC_MAP, .len = 2, .offset = -1, .u.pairs = top};
     return root;
 }
@@ -857,8 +887,8 @@ void rf__ops_busy(rf__ops_t *ops, const void *msg, const rf__mp_scan_t *scan, co
     char message[128];
     snprintf(message, sizeof message, "the %s lane's queue is full: retry later", lane);
     rf__mp_writer_reset(w);
-    rf__mp_error_reply_raw(w, scan && scan->id_len ? (const char *)msg + scan->id_off : NULL,
-                           scan ? scan->id_len : 0, RF_EBUSY, message, "");
+    rf__mp_error_reply_raw(w, scan && scan->id_len ? (const char *)msg + scan->id_off : NULL, scan ? scan->id_len : 0,
+                           RF_EBUSY, message, "");
     atomic_fetch_add(&ops->requests, 1);
     atomic_fetch_add(&ops->busy, 1);
     atomic_fetch_add(&ops->errors, 1);

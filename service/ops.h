@@ -26,7 +26,7 @@ typedef struct {
     int64_t commit_ttl_ms;     /* default commit expiry */
     int64_t max_commit_ttl_ms; /* the longest a request may ask for */
     int32_t max_clusters;
-    int32_t max_commits; /* per cluster */
+    int32_t max_commits;    /* per cluster */
     int32_t solver_threads; /* the server-wide budget; 0: the usable cores */
 } rf__ops_config_t;
 

@@ -328,7 +328,8 @@ static void s_route(void *router, zmq_msg_t *env, int n_env, void *reply, size_t
     bool ok = true;
     for (; i < n_env && ok; i++)
         ok = zmq_msg_send(&env[i], router, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0;
-    ok = ok && zmq_send(router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0 && zmq_msg_send(&body, router, ZMQ_DONTWAIT) >= 0;
+    ok = ok && zmq_send(router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0 &&
+         zmq_msg_send(&body, router, ZMQ_DONTWAIT) >= 0;
     if (!ok) {
         s_log(RF__LOG_WARN, "a reply could not be sent (client gone or too slow): %s", zmq_strerror(errno));
         for (int k = i > 0 ? i - 1 : 0; k < n_env; k++)
@@ -649,15 +650,16 @@ int rf__server_run(const rf__server_config_t *cfg)
             snprintf(actual, sizeof actual, "%s", cfg->listen[i]);
         s_log(RF__LOG_INFO, "listening on %s (%s)", actual, cfg->curve ? "CURVE" : "plain");
     }
-    s_log(RF__LOG_INFO, "rackfitd %s ready: %d usable cores, solver budget %d threads, fast lane %d workers "
+    s_log(RF__LOG_INFO,
+          "rackfitd %s ready: %d usable cores, solver budget %d threads, fast lane %d workers "
           "(queue %d), solver lane %d workers (queue %d)",
           RACKFIT_VERSION, (int)budget, (int)budget, (int)srv.lanes[0].n_workers, (int)cfg->fast_queue,
           (int)srv.lanes[1].n_workers, (int)cfg->solver_queue);
 
     bool stopping = false;
     while (!stopping || atomic_load(&srv.in_flight) > 0) {
-        zmq_pollitem_t items[3] = {{pull, 0, ZMQ_POLLIN, 0}, {NULL, s_sig_pipe[0], ZMQ_POLLIN, 0},
-                                   {router, 0, ZMQ_POLLIN, 0}};
+        zmq_pollitem_t items[3] = {
+            {pull, 0, ZMQ_POLLIN, 0}, {NULL, s_sig_pipe[0], ZMQ_POLLIN, 0}, {router, 0, ZMQ_POLLIN, 0}};
         int n_items = stopping ? 2 : 3;
         int rc = zmq_poll(items, n_items, stopping ? 100 : 1000);
         if (rc < 0) {

@@ -335,9 +335,8 @@ rf_status rf__store_put(rf__store_t *st, const char *name, rf_problem_t *cluster
     } else {
         s_expire(c, now_ms);
         if (version >= 0 && version != c->version) {
-            rc = rf_error_set(err, RF_ESTALE, "version",
-                              "cluster \"%.200s\" is at version %lld, not %lld", name, (long long)c->version,
-                              (long long)version);
+            rc = rf_error_set(err, RF_ESTALE, "version", "cluster \"%.200s\" is at version %lld, not %lld", name,
+                              (long long)c->version, (long long)version);
             goto fail;
         }
         s_base_t *nb = calloc(1, sizeof *nb);
@@ -408,7 +407,6 @@ fail:
     rf_problem_destroy(&cluster);
     return rc;
 }
-
 
 /* Build the patched base of `c` into *out (validated). */
 static rf_status s_patched(const s_cluster_t *c, const rf__patch_t *pt, const rf_limits_t *limits, rf_problem_t **out,

@@ -57,8 +57,8 @@ typedef struct {
 typedef struct {
     const char *const *remove; /* node names */
     int32_t n_remove;
-    const rf_problem_t *upsert; /* its nodes replace or join the cluster's; NULL: none */
-    const rf_problem_t *used;   /* its nodes' names and `used` (the whole map); NULL: none */
+    const rf_problem_t *upsert;     /* its nodes replace or join the cluster's; NULL: none */
+    const rf_problem_t *used;       /* its nodes' names and `used` (the whole map); NULL: none */
     const rf__includes_t *includes; /* [used->n_nodes]: gangs whose pods that `used` holds */
 } rf__patch_t;
 
@@ -68,8 +68,8 @@ rf_status rf__store_patch(rf__store_t *store, const char *name, int64_t version,
 
 /* The snapshot of `name` at its current version; `version` >= 0 must be the
  * current one. Release it with rf__store_unref. */
-rf_status rf__store_acquire(rf__store_t *store, const char *name, int64_t version, double now_ms,
-                            rf__snapshot_t **snap, rf_error_t *err);
+rf_status rf__store_acquire(rf__store_t *store, const char *name, int64_t version, double now_ms, rf__snapshot_t **snap,
+                            rf_error_t *err);
 void rf__store_unref(rf__store_t *store, rf__snapshot_t **snap);
 
 /* Commit the admitted gangs of `answer` (to `problem`, read on `snap`) with
@@ -79,8 +79,8 @@ rf_status rf__store_commit(rf__store_t *store, const rf__snapshot_t *snap, const
                            rf_error_t *err);
 
 /* Drop the commits of these gangs (unknown ones are no error). */
-rf_status rf__store_release(rf__store_t *store, const char *name, int64_t version, const char *const *gangs,
-                            int32_t n, double now_ms, int64_t *new_version, int32_t *released, rf_error_t *err);
+rf_status rf__store_release(rf__store_t *store, const char *name, int64_t version, const char *const *gangs, int32_t n,
+                            double now_ms, int64_t *new_version, int32_t *released, rf_error_t *err);
 
 rf_status rf__store_delete(rf__store_t *store, const char *name, int64_t version, rf_error_t *err);
 
@@ -88,13 +88,12 @@ typedef struct {
     int64_t version;
     int64_t base_version;
     int32_t nodes;
-    int32_t commits;      /* (gang, node) entries */
-    int64_t commit_pods;  /* pods they hold */
-    int32_t clusters;     /* in the whole store */
+    int32_t commits;     /* (gang, node) entries */
+    int64_t commit_pods; /* pods they hold */
+    int32_t clusters;    /* in the whole store */
 } rf__store_info_t;
 
-rf_status rf__store_info(rf__store_t *store, const char *name, double now_ms, rf__store_info_t *info,
-                         rf_error_t *err);
+rf_status rf__store_info(rf__store_t *store, const char *name, double now_ms, rf__store_info_t *info, rf_error_t *err);
 int32_t rf__store_count(rf__store_t *store);
 
 #endif

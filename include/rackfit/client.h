@@ -25,6 +25,7 @@ typedef struct {
     const char *server_public_key; /* Z85; NULL: plain mode */
     const char *public_key;        /* the client's own CURVE pair (Z85); NULL: a fresh pair */
     const char *secret_key;
+    int pipelined; /* a DEALER: rf_client_send/rf_client_recv, many requests in flight */
 } rf_client_opts_t;
 
 void rf_client_opts_default(rf_client_opts_t *opts);
@@ -39,6 +40,12 @@ void rf_client_destroy(rf_client_t **client);
  * stays usable), RF_EIO on a transport error. */
 rf_status rf_client_request(rf_client_t *client, const void *msg, size_t len, void **reply, size_t *reply_len,
                             rf_error_t *err);
+
+/* Pipelined clients (opts.pipelined): send without waiting; receive the
+ * next reply within `timeout_ms` (0: poll). Replies come in the order the
+ * server finishes them: match them by "id". RF_ETIMEOUT when none came. */
+rf_status rf_client_send(rf_client_t *client, const void *msg, size_t len, rf_error_t *err);
+rf_status rf_client_recv(rf_client_t *client, int timeout_ms, void **reply, size_t *reply_len, rf_error_t *err);
 
 /* Solve a problem given as contract JSON: *answer is the answer as JSON
  * (malloc'ed, NUL-terminated; free() it). An error reply returns its status

@@ -77,9 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rf__arena_destroy(&arena);
         if (round == 0) {
             /* {"op": "solve", "cluster_name": "c", "gangs": []}: c may exist now. */
-            static const uint8_t solve[] = {0x83, 0xa2, 'o',  'p', 0xa5, 's', 'o', 'l', 'v', 'e', 0xac, 'c',
-                                            'l',  'u',  's',  't', 'e',  'r', '_', 'n', 'a', 'm', 'e', 0xa1,
-                                            'c',  0xa5, 'g',  'a', 'n',  'g', 's', 0x90};
+            static const uint8_t solve[] = {0x83, 0xa2, 'o', 'p',  0xa5, 's', 'o', 'l', 'v', 'e', 0xac,
+                                            'c',  'l',  'u', 's',  't',  'e', 'r', '_', 'n', 'a', 'm',
+                                            'e',  0xa1, 'c', 0xa5, 'g',  'a', 'n', 'g', 's', 0x90};
             free(copy);
             copy = malloc(sizeof solve);
             if (!copy)

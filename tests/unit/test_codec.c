@@ -51,7 +51,10 @@ Test(codec, bombs_are_refused_before_unpacking)
     cr_assert_eq(err.offset, 0);
     cr_assert_eq(s_scan("\xdf\xff\xff\xff\xff", 5, NULL, &err), RF_ELIMIT);
     cr_assert_eq(s_scan("\x9f\x01", 2, NULL, &err), RF_ELIMIT);
-    cr_assert_eq(s_scan("\xdb\xff\xff\xff\xff" "abc", 8, NULL, &err), RF_EPARSE);
+    cr_assert_eq(s_scan("\xdb\xff\xff\xff\xff"
+                        "abc",
+                        8, NULL, &err),
+                 RF_EPARSE);
     /* a budget across containers: 3 arrays each claiming 2 of 7 bytes is fine */
     cr_assert_eq(s_scan("\x92\x92\x01\x02\x92\x03\x04", 7, NULL, &err), RF_OK);
     rf_test_no_leaks();
@@ -64,10 +67,10 @@ Test(codec, depth_and_types)
     memset(deep, 0x91, sizeof deep);
     deep[39] = (char)0xc0;
     cr_assert_eq(s_scan(deep, sizeof deep, NULL, &err), RF_ELIMIT);
-    cr_assert_eq(s_scan(deep + 24, 16, NULL, &err), RF_OK); /* 15 levels */
-    cr_assert_eq(s_scan("\x81\xa2op\xc4\x01x", 7, NULL, &err), RF_EPARSE); /* bin */
+    cr_assert_eq(s_scan(deep + 24, 16, NULL, &err), RF_OK);                   /* 15 levels */
+    cr_assert_eq(s_scan("\x81\xa2op\xc4\x01x", 7, NULL, &err), RF_EPARSE);    /* bin */
     cr_assert_eq(s_scan("\x81\xa2op\xd4\x01\x00", 7, NULL, &err), RF_EPARSE); /* ext */
-    cr_assert_eq(s_scan("\x81\x01\x02", 3, NULL, &err), RF_EPARSE);            /* int key */
+    cr_assert_eq(s_scan("\x81\x01\x02", 3, NULL, &err), RF_EPARSE);           /* int key */
     cr_assert_eq(s_scan("\xc1", 1, NULL, &err), RF_EPARSE);
     cr_assert_eq(s_scan("\xc0\xc0", 2, NULL, &err), RF_EPARSE); /* trailing */
     cr_assert_eq(s_scan("", 0, NULL, &err), RF_EPARSE);

@@ -131,8 +131,12 @@ Test(ilp, glpk_failure_is_an_error_not_an_abort)
     rf_answer_t *inc = rf_answer_new(pb);
     rf_error_t err;
     cr_assert_eq(rf__greedy_solve(pb, RF__ORDER_VALUE, inc, &err), RF_OK);
-    rf__ilp_opts_t io = {
-        .deadline_ms = rf_now_ms() + 5000, .mip_gap = 0, .mem_limit_mb = 1, .aggregate = false, .tight = true};
+    rf__ilp_opts_t io = {.isolate = -1,
+                         .deadline_ms = rf_now_ms() + 5000,
+                         .mip_gap = 0,
+                         .mem_limit_mb = 1,
+                         .aggregate = false,
+                         .tight = true};
     rf_answer_t *out = NULL;
     rf__ilp_stats_t st;
     rf_status rc = rf__ilp_improve(pb, inc, &io, &out, &st, &err);

@@ -1,0 +1,512 @@
+/* bench/service.c: `rackfit-bench service`, rackfitd's throughput and latency
+ * (bench/RESULTS.md, "rackfitd").
+ *
+ *   rackfit-bench service [--endpoint E] [--clients N] [--seconds S]
+ *                         [--rate R] [--full N]
+ *
+ * Without --endpoint it starts <bin>/rackfitd on a free loopback port
+ * (plain mode) and stops it after. Measures, in this order:
+ * 1. decode: a 16,384-node problem from MessagePack into the solver's model
+ *    in this process (pre-scan, unpack, document, schema reader, validate);
+ * 2. closed loop: N clients (REQ, one thread each), each sending a one-gang
+ *    greedy solve that commits against a stored 1,024-node cluster, then
+ *    its release (so the cluster never fills); requests/s counts the solves;
+ * 3. open loop: one pipelined client sends solves on a clock at R requests/s
+ *    (default: half the closed-loop rate) and releases each on its reply;
+ *    latency runs from the scheduled send time, so a stall is not hidden;
+ * 4. full problems: the whole 16,384-node, 1,000-gang problem (mode greedy)
+ *    sent N times by one client.
+ * Every reply is decoded; an error reply fails the run. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "codec.h"
+#include "doc.h"
+#include "gen.h"
+#include "json.h"
+#include "problem_read.h"
+#include "rackfit/client.h"
+#include "rackfit/rackfit.h"
+
+int bench_service_main(int argc, char **argv);
+
+typedef struct {
+    const char *endpoint;
+    int clients;
+    double seconds;
+    double rate;
+    int full;
+} s_opts_t;
+
+typedef struct {
+    double *v;
+    size_t n, cap;
+} s_lat_t;
+
+static void s_lat_add(s_lat_t *l, double ms)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 4096;
+        double *v = realloc(l->v, l->cap * sizeof *v);
+        if (!v) {
+            fprintf(stderr, "rackfit-bench service: out of memory\n");
+            exit(3);
+        }
+        l->v = v;
+    }
+    l->v[l->n++] = ms;
+}
+
+static int s_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double s_pct(s_lat_t *l, double q)
+{
+    if (!l->n)
+        return 0;
+    qsort(l->v, l->n, sizeof *l->v, s_cmp);
+    size_t i = (size_t)(q * (double)(l->n - 1) + 0.5);
+    return l->v[i];
+}
+
+static pid_t s_child; /* the rackfitd this bench started, if any */
+
+static void s_die(const char *what, const rf_error_t *err)
+{
+    if (s_child > 0)
+        kill(s_child, SIGTERM);
+    fprintf(stderr, "rackfit-bench service: %s: %s%s%s\n", what, err ? err->path : "", err && err->path[0] ? ": " : "",
+            err ? err->message : "");
+    exit(3);
+}
+
+/* The fabric generator's problem as a document (in `arena`). */
+static rf_doc_t *s_fabric(int blocks, int racks, int hosts, int gangs, rf__arena_t *arena, bench_buf_t *json)
+{
+    bench_gen_opts_t o;
+    bench_gen_opts_fabric(&o);
+    o.blocks = blocks;
+    o.racks = racks;
+    o.hosts = hosts;
+    o.gangs = gangs;
+    rf_error_t err;
+    bench_buf_init(json);
+    if (bench_gen_fabric(&o, json, NULL, &err) != RF_OK)
+        s_die("gen fabric", &err);
+    rf_limits_t lim;
+    rf_limits_default(&lim);
+    rf_doc_t *doc = NULL;
+    if (rf__json_parse(json->data, json->len, &lim, arena, &doc, &err) != RF_OK)
+        s_die("parse the generated problem", &err);
+    return doc;
+}
+
+/* Check a reply: a map without "error"; a stale_version error (another
+ * client's commit took the capacity this answer used) returns 1. */
+static int s_expect_ok(const void *reply, size_t len, const char *what)
+{
+    rf__arena_t *a = rf__arena_new(0);
+    rf__mp_limits_t l = {0};
+    rf_doc_t *doc = NULL;
+    rf_error_t err;
+    if (rf__mp_decode(reply, len, &l, a, &doc, &err) != RF_OK)
+        s_die(what, &err);
+    const rf_doc_t *e = rf__doc_get(doc, "error");
+    if (e) {
+        const rf_doc_t *code = rf__doc_get(e, "code");
+        if (code && code->type == RF_DOC_STR && strcmp(code->u.s, "stale_version") == 0) {
+            rf__arena_destroy(&a);
+            return 1;
+        }
+        const rf_doc_t *m = rf__doc_get(e, "message");
+        fprintf(stderr, "rackfit-bench service: %s: error reply: %s\n", what,
+                m && m->type == RF_DOC_STR ? m->u.s : "?");
+        s_die("stopping", NULL);
+    }
+    rf__arena_destroy(&a);
+    return 0;
+}
+
+static void s_solve_msg(rf__mp_writer_t *w, long id)
+{
+    char gang[64];
+    snprintf(gang, sizeof gang, "bench/g%ld", id);
+    rf__mp_writer_reset(w);
+    rf__mp_map(w, 6);
+    rf__mp_key(w, "id");
+    rf__mp_int(w, id);
+    rf__mp_key(w, "cluster_name");
+    rf__mp_str(w, "bench");
+    rf__mp_key(w, "commit");
+    rf__mp_bool(w, true);
+    rf__mp_key(w, "options");
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "mode");
+    rf__mp_str(w, "greedy");
+    rf__mp_key(w, "op");
+    rf__mp_str(w, "solve");
+    rf__mp_key(w, "gangs");
+    rf__mp_array(w, 1);
+    rf__mp_map(w, 3);
+    rf__mp_key(w, "name");
+    rf__mp_str(w, gang);
+    rf__mp_key(w, "topology");
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "required");
+    rf__mp_str(w, "example.com/rack");
+    rf__mp_key(w, "pod_sets");
+    rf__mp_array(w, 1);
+    rf__mp_map(w, 3);
+    rf__mp_key(w, "name");
+    rf__mp_str(w, "w");
+    rf__mp_key(w, "count");
+    rf__mp_int(w, 2);
+    rf__mp_key(w, "requests");
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "nvidia.com/gpu");
+    rf__mp_int(w, 4);
+}
+
+static void s_release_msg(rf__mp_writer_t *w, long id)
+{
+    char gang[64];
+    snprintf(gang, sizeof gang, "bench/g%ld", id);
+    rf__mp_writer_reset(w);
+    rf__mp_map(w, 4);
+    rf__mp_key(w, "id");
+    rf__mp_int(w, -id - 1);
+    rf__mp_key(w, "op");
+    rf__mp_str(w, "cluster.release");
+    rf__mp_key(w, "name");
+    rf__mp_str(w, "bench");
+    rf__mp_key(w, "gangs");
+    rf__mp_array(w, 1);
+    rf__mp_str(w, gang);
+}
+
+/* The id of a reply (0 when absent). */
+static long s_reply_id(const void *reply, size_t len, long *stale)
+{
+    rf__arena_t *a = rf__arena_new(0);
+    rf__mp_limits_t l = {0};
+    rf_doc_t *doc = NULL;
+    rf_error_t err;
+    long id = 0;
+    if (rf__mp_decode(reply, len, &l, a, &doc, &err) == RF_OK) {
+        const rf_doc_t *e = rf__doc_get(doc, "error");
+        const rf_doc_t *x = rf__doc_get(doc, "id");
+        const rf_doc_t *code = e ? rf__doc_get(e, "code") : NULL;
+        if (code && code->type == RF_DOC_STR && strcmp(code->u.s, "stale_version") == 0) {
+            (*stale)++; /* its release below finds nothing to drop */
+        } else if (e) {
+            const rf_doc_t *m = rf__doc_get(e, "message");
+            fprintf(stderr, "rackfit-bench service: error reply: %s\n", m && m->type == RF_DOC_STR ? m->u.s : "?");
+            s_die("stopping", NULL);
+        }
+        if (x && x->type == RF_DOC_INT)
+            id = (long)x->u.i;
+    }
+    rf__arena_destroy(&a);
+    return id;
+}
+
+/* --------------------------------------------------------------- closed loop */
+
+typedef struct {
+    const s_opts_t *o;
+    int index;
+    double end_ms;
+    s_lat_t lat;
+    long done;
+    long stale;
+} s_worker_t;
+
+static void *s_closed(void *arg)
+{
+    s_worker_t *wk = arg;
+    rf_error_t err;
+    rf_client_t *c = rf_client_new(wk->o->endpoint, NULL, &err);
+    rf__mp_writer_t *w = rf__mp_writer_new();
+    if (!c || !w)
+        s_die("client", &err);
+    long id = (long)wk->index * 100000000L + 1;
+    while (rf_now_ms() < wk->end_ms) {
+        void *reply = NULL;
+        size_t n = 0, rn = 0;
+        s_solve_msg(w, id);
+        const void *msg = rf__mp_writer_data(w, &n);
+        double t0 = rf_now_ms();
+        if (rf_client_request(c, msg, n, &reply, &rn, &err) != RF_OK)
+            s_die("solve", &err);
+        s_lat_add(&wk->lat, rf_now_ms() - t0);
+        int stale = s_expect_ok(reply, rn, "solve");
+        free(reply);
+        if (stale) {
+            wk->stale++;
+            continue; /* solve again on the new version */
+        }
+        s_release_msg(w, id);
+        msg = rf__mp_writer_data(w, &n);
+        if (rf_client_request(c, msg, n, &reply, &rn, &err) != RF_OK)
+            s_die("release", &err);
+        s_expect_ok(reply, rn, "release");
+        free(reply);
+        wk->done++;
+        id++;
+    }
+    rf__mp_writer_destroy(&w);
+    rf_client_destroy(&c);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------- helpers */
+
+static pid_t s_spawn(const char *argv0, char *endpoint, size_t cap)
+{
+    char bin[1024];
+    const char *slash = strrchr(argv0, '/');
+    snprintf(bin, sizeof bin, "%.*s/rackfitd", slash ? (int)(slash - argv0) : 1, slash ? argv0 : ".");
+    int port = 20000 + (int)(getpid() % 20000);
+    snprintf(endpoint, cap, "tcp://127.0.0.1:%d", port);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(bin, bin, "--listen", endpoint, "--log-level", "warn", "--fast-queue", "100000", (char *)NULL);
+        _exit(127);
+    }
+    usleep(300 * 1000);
+    return pid;
+}
+
+int bench_service_main(int argc, char **argv)
+{
+    s_opts_t o = {.endpoint = NULL, .clients = 4, .seconds = 5, .rate = 0, .full = 10};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            fprintf(stderr, "rackfit-bench service: %s needs a value\n", a);
+            return 2;
+        }
+        if (strcmp(a, "--endpoint") == 0)
+            o.endpoint = v;
+        else if (strcmp(a, "--clients") == 0)
+            o.clients = atoi(v);
+        else if (strcmp(a, "--seconds") == 0)
+            o.seconds = atof(v);
+        else if (strcmp(a, "--rate") == 0)
+            o.rate = atof(v);
+        else if (strcmp(a, "--full") == 0)
+            o.full = atoi(v);
+        else {
+            fprintf(stderr, "usage: rackfit-bench service [--endpoint E] [--clients N] [--seconds S] [--rate R] "
+                            "[--full N]\n");
+            return 2;
+        }
+        i++;
+    }
+    if (o.clients < 1 || o.seconds <= 0) {
+        fprintf(stderr, "rackfit-bench service: --clients and --seconds must be positive\n");
+        return 2;
+    }
+    char spawned_ep[64];
+    pid_t child = 0;
+    if (!o.endpoint) {
+        child = s_spawn(argv[0], spawned_ep, sizeof spawned_ep);
+        s_child = child;
+        o.endpoint = spawned_ep;
+    }
+    rf_error_t err;
+    rf__arena_t *arena = rf__arena_new(0);
+    rf__mp_writer_t *w = rf__mp_writer_new();
+    bench_buf_t json16k, json1k;
+
+    /* 1. decode a 16,384-node problem in this process */
+    rf_doc_t *full = s_fabric(16, 32, 32, 1000, arena, &json16k);
+    /* mode greedy: see bench/RESULTS.md for why not auto */
+    rf__mp_map(w, 3);
+    rf__mp_key(w, "cluster");
+    rf__mp_doc(w, rf__doc_get(full, "cluster"));
+    rf__mp_key(w, "gangs");
+    rf__mp_doc(w, rf__doc_get(full, "gangs"));
+    rf__mp_key(w, "options");
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "mode");
+    rf__mp_str(w, "greedy");
+    size_t full_len = 0;
+    void *full_msg = rf__mp_writer_take(w, &full_len);
+    rf_limits_t lim;
+    rf_limits_default(&lim);
+    rf__mp_limits_t mpl;
+    rf__mp_limits_from(&mpl, &lim);
+    s_lat_t dec = {0};
+    for (int r = 0; r < 7; r++) {
+        double t0 = rf_now_ms();
+        rf__arena_t *a = rf__arena_new(0);
+        rf_doc_t *doc = NULL;
+        rf_problem_t *p = NULL;
+        if (rf__mp_decode(full_msg, full_len, &mpl, a, &doc, &err) != RF_OK ||
+            rf__problem_from_doc(doc, NULL, &lim, &p, &err) != RF_OK)
+            s_die("decode", &err);
+        rf_problem_destroy(&p);
+        rf__arena_destroy(&a);
+        s_lat_add(&dec, rf_now_ms() - t0);
+    }
+    printf("decode: 16,384 nodes x 1,000 gangs, %zu bytes of MessagePack -> model: median %.2f ms (min %.2f) "
+           "over %zu runs\n",
+           full_len, s_pct(&dec, 0.5), s_pct(&dec, 0.0), dec.n);
+
+    /* 2. the stored 1,024-node cluster */
+    rf_doc_t *small = s_fabric(1, 32, 32, 1, arena, &json1k);
+    const rf_doc_t *cl = rf__doc_get(small, "cluster");
+    rf__mp_writer_reset(w);
+    rf__mp_map(w, 3);
+    rf__mp_key(w, "op");
+    rf__mp_str(w, "cluster.put");
+    rf__mp_key(w, "name");
+    rf__mp_str(w, "bench");
+    rf__mp_key(w, "cluster");
+    rf__mp_doc(w, cl);
+    rf_client_t *c = NULL;
+    for (int tries = 0; tries < 50 && !c; tries++) {
+        c = rf_client_new(o.endpoint, NULL, &err);
+        size_t n = 0, rn = 0;
+        void *reply = NULL;
+        const void *msg = rf__mp_writer_data(w, &n);
+        if (c && rf_client_request(c, msg, n, &reply, &rn, &err) == RF_OK) {
+            s_expect_ok(reply, rn, "cluster.put");
+            free(reply);
+        } else {
+            rf_client_destroy(&c);
+            usleep(100 * 1000);
+        }
+    }
+    if (!c)
+        s_die("cannot reach rackfitd", &err);
+
+    s_worker_t *wk = calloc((size_t)o.clients, sizeof *wk);
+    pthread_t *th = calloc((size_t)o.clients, sizeof *th);
+    double t0 = rf_now_ms();
+    for (int k = 0; k < o.clients; k++) {
+        wk[k] = (s_worker_t){.o = &o, .index = k, .end_ms = t0 + o.seconds * 1000};
+        pthread_create(&th[k], NULL, s_closed, &wk[k]);
+    }
+    s_lat_t all = {0};
+    long done = 0, stale = 0;
+    for (int k = 0; k < o.clients; k++) {
+        pthread_join(th[k], NULL);
+        done += wk[k].done;
+        stale += wk[k].stale;
+        for (size_t i = 0; i < wk[k].lat.n; i++)
+            s_lat_add(&all, wk[k].lat.v[i]);
+        free(wk[k].lat.v);
+    }
+    double el = (rf_now_ms() - t0) / 1000;
+    double rate = (double)done / el;
+    printf("closed loop: %d clients, one-gang greedy solve+commit, then release, stored 1,024 nodes: %.0f committed "
+           "solves/s (%.0f requests/s with the releases and %ld stale retries); solve latency p50 %.3f ms, p99 %.3f "
+           "ms\n",
+           o.clients, rate, (2 * (double)done + (double)stale) / el, stale, s_pct(&all, 0.5), s_pct(&all, 0.99));
+    free(all.v);
+
+    /* 3. open loop at a fixed rate */
+    double want = o.rate > 0 ? o.rate : rate / 2;
+    rf_client_opts_t po;
+    rf_client_opts_default(&po);
+    po.pipelined = 1;
+    rf_client_t *pc = rf_client_new(o.endpoint, &po, &err);
+    if (!pc)
+        s_die("pipelined client", &err);
+    long total = (long)(want * o.seconds);
+    double *sched = calloc((size_t)total + 1, sizeof *sched);
+    s_lat_t open = {0};
+    long sent = 0, answered = 0, releases = 0, released_back = 0, open_stale = 0;
+    double start = rf_now_ms() + 50;
+    rf__mp_writer_t *w2 = rf__mp_writer_new();
+    while (answered < total || released_back < releases) {
+        double now = rf_now_ms();
+        while (sent < total && start + (double)sent * 1000.0 / want <= now) {
+            sched[sent] = start + (double)sent * 1000.0 / want;
+            s_solve_msg(w, 1000000000L + sent);
+            size_t n = 0;
+            const void *msg = rf__mp_writer_data(w, &n);
+            if (rf_client_send(pc, msg, n, &err) != RF_OK)
+                s_die("send", &err);
+            sent++;
+        }
+        double next = sent < total ? start + (double)sent * 1000.0 / want : now + 1000;
+        int wait = (int)(next - rf_now_ms());
+        void *reply = NULL;
+        size_t rn = 0;
+        rf_status st = rf_client_recv(pc, wait > 0 ? wait : 0, &reply, &rn, &err);
+        if (st == RF_ETIMEOUT)
+            continue;
+        if (st != RF_OK)
+            s_die("recv", &err);
+        long id = s_reply_id(reply, rn, &open_stale);
+        free(reply);
+        if (id >= 1000000000L) {
+            long k = id - 1000000000L;
+            s_lat_add(&open, rf_now_ms() - sched[k]);
+            answered++;
+            s_release_msg(w2, id);
+            size_t n = 0;
+            const void *msg = rf__mp_writer_data(w2, &n);
+            if (rf_client_send(pc, msg, n, &err) != RF_OK)
+                s_die("send", &err);
+            releases++;
+        } else {
+            released_back++;
+        }
+    }
+    printf("open loop: %.0f solves/s on a clock (plus a release per reply) for %.0f s: latency from the scheduled "
+           "send p50 %.3f ms, p99 %.3f ms, max %.3f ms (%ld commits refused as stale)\n",
+           want, o.seconds, s_pct(&open, 0.5), s_pct(&open, 0.99), s_pct(&open, 1.0), open_stale);
+    free(open.v);
+    free(sched);
+    rf__mp_writer_destroy(&w2);
+    rf_client_destroy(&pc);
+
+    /* 4. full problems */
+    s_lat_t fl = {0};
+    double f0 = rf_now_ms();
+    for (int r = 0; r < o.full; r++) {
+        void *reply = NULL;
+        size_t rn = 0;
+        double t = rf_now_ms();
+        if (rf_client_request(c, full_msg, full_len, &reply, &rn, &err) != RF_OK)
+            s_die("full problem", &err);
+        s_lat_add(&fl, rf_now_ms() - t);
+        s_expect_ok(reply, rn, "full problem");
+        free(reply);
+    }
+    double fel = (rf_now_ms() - f0) / 1000;
+    if (o.full > 0)
+        printf("full problems: 16,384 nodes x 1,000 gangs (mode greedy), one client: %.2f requests/s; latency p50 "
+               "%.1f ms, p99 %.1f ms\n",
+               o.full / fel, s_pct(&fl, 0.5), s_pct(&fl, 0.99));
+    free(fl.v);
+    free(dec.v);
+    free(wk);
+    free(th);
+    free(full_msg);
+    rf_client_destroy(&c);
+    rf__mp_writer_destroy(&w);
+    bench_buf_fini(&json16k);
+    bench_buf_fini(&json1k);
+    rf__arena_destroy(&arena);
+    if (child > 0) {
+        kill(child, SIGTERM);
+        int status = 0;
+        waitpid(child, &status, 0);
+    }
+    return 0;
+}

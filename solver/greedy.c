@@ -1432,6 +1432,91 @@ done:
     return rc;
 }
 
+/* The penalty of gang gi's current placement in `ans` (bound pods too). */
+static double s_answer_penalty(s_ctx_t *c, const s_gang_t *gv, const rf_answer_t *ans)
+{
+    c->cur_len = 0;
+    c->cur_base = 0;
+    for (int32_t p = 0; p < gv->n_ps; p++) {
+        const rf_pod_set_answer_t *pa = &ans->gangs[gv->gang].pod_sets[p];
+        for (int32_t i = 0; i < pa->n_placements; i++)
+            if (!s_push(c, pa->placements[i].node, pa->placements[i].count))
+                return -1;
+        c->cur_base = c->cur_len;
+    }
+    return s_gang_penalty(c, gv);
+}
+
+/* Polish: re-place admitted gangs one at a time, the others where they are,
+ * with the same pods per pod set; keep a placement only when its penalty is
+ * lower. The value never changes, so the answer only gets better. Gangs
+ * with the most room above their own bound go first. */
+static rf_status s_polish(s_ctx_t *c, rf_answer_t *ans, const double *bounds)
+{
+    const rf_problem_t *pb = c->pb;
+    s_gang_t *gv = malloc(sizeof *gv);
+    s_order_t *order = malloc((size_t)(pb->n_gangs + 1) * sizeof *order);
+    double *room = malloc((size_t)(pb->n_gangs + 1) * sizeof *room);
+    rf_status rc = RF_OK;
+    int32_t n = 0;
+    if (!gv || !order || !room) {
+        rc = RF_ENOMEM;
+        goto done;
+    }
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        if (!ans->gangs[g].admitted || !s_gang_view(c, g, gv))
+            continue;
+        bool sliced_bound = false;
+        for (int32_t p = 0; p < gv->n_ps; p++)
+            sliced_bound |= gv->v[p].slice > 1 && pb->gangs[g].pod_sets[p].n_bound > 0;
+        double pen = s_answer_penalty(c, gv, ans);
+        if (sliced_bound || pen < 0 || pen <= bounds[g] + S_EPS)
+            continue;
+        room[g] = pen - bounds[g];
+        order[n++] = (s_order_t){.gang = g, .priority = (int64_t)(room[g] * 1024.0)};
+    }
+    qsort(order, (size_t)n, sizeof *order, s_cmp_ordered); /* most room first, then index */
+    for (int32_t i = 0; i < n; i++) {
+        int32_t g = order[i].gang;
+        const rf_gang_t *gg = &pb->gangs[g];
+        s_gang_view(c, g, gv);
+        double old = s_answer_penalty(c, gv, ans);
+        /* lift the gang out: the others stay */
+        for (int32_t p = 0; p < gv->n_ps; p++) {
+            const rf_pod_set_answer_t *pa = &ans->gangs[g].pod_sets[p];
+            int64_t pods = 0;
+            for (int32_t k = 0; k < pa->n_placements; k++) {
+                s_apply(c, &gg->pod_sets[p], pa->placements[k].node, pa->placements[k].count, -1);
+                pods += pa->placements[k].count;
+            }
+            gv->v[p].target = pods;
+        }
+        double pen;
+        bool better = s_search(c, gv, &pen) && pen < old - S_EPS;
+        if (c->failed_alloc) {
+            rc = RF_ENOMEM;
+            goto done;
+        }
+        if (better) {
+            rf_answer_gang_reset(ans, g);
+            rc = s_commit(c, gv, ans);
+            if (rc != RF_OK)
+                goto done;
+        } else {
+            for (int32_t p = 0; p < gv->n_ps; p++) {
+                const rf_pod_set_answer_t *pa = &ans->gangs[g].pod_sets[p];
+                for (int32_t k = 0; k < pa->n_placements; k++)
+                    s_apply(c, &gg->pod_sets[p], pa->placements[k].node, pa->placements[k].count, +1);
+            }
+        }
+    }
+done:
+    free(gv);
+    free(order);
+    free(room);
+    return rc;
+}
+
 /* A lower bound on the penalty of gang g in any feasible answer: its pods
  * (none bound, one pod set) need at least ceil(k / most that fit) domains at
  * every level, counted on the capacity before anything is placed. */
@@ -1451,11 +1536,11 @@ static double s_gang_bound(const s_ctx_t *c, int32_t gi)
 
 rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order gorder, rf_answer_t *ans, rf_error_t *err)
 {
-    return rf__greedy_solve_lb(pb, gorder, ans, NULL, err);
+    return rf__greedy_solve_lb(pb, gorder, false, ans, NULL, err);
 }
 
-rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order gorder, rf_answer_t *ans, double *gang_lb,
-                              rf_error_t *err)
+rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order gorder, bool polish, rf_answer_t *ans,
+                              double *gang_lb, rf_error_t *err)
 {
     s_ctx_t c;
     s_order_t *order = NULL;
@@ -1508,6 +1593,13 @@ rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order gorder, r
         if (!admitted && ordered) {
             blocked_by = g;
             blocked_prio = order[i].priority;
+        }
+    }
+    if (polish) {
+        rc = s_polish(&c, ans, bounds);
+        if (rc != RF_OK) {
+            rf_error_set(err, rc, "", "greedy: %s while polishing", rf_status_message(rc));
+            goto done;
         }
     }
     rc = rf_answer_finish(ans);

@@ -3,6 +3,8 @@
 #ifndef RACKFIT_SOLVER_GREEDY_H
 #define RACKFIT_SOLVER_GREEDY_H
 
+#include <stdbool.h>
+
 #include "rackfit/answer.h"
 #include "rackfit/problem.h"
 
@@ -17,9 +19,11 @@ typedef enum {
  * penalty of the admitted gangs), optimal and mode_used = "greedy". */
 rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order order, rf_answer_t *ans, rf_error_t *err);
 /* The same, and each gang's own penalty lower bound into gang_lb[n_gangs]
- * (see rf__greedy_gang_bound_each) when gang_lb is not NULL. */
-rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order order, rf_answer_t *ans, double *gang_lb,
-                              rf_error_t *err);
+ * (see rf__greedy_gang_bound_each) when gang_lb is not NULL. With `polish`,
+ * a second pass re-places each admitted gang alone (the others where they
+ * are, the same pods) and keeps the lower penalty: the value never changes. */
+rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order order, bool polish, rf_answer_t *ans,
+                              double *gang_lb, rf_error_t *err);
 
 /* A lower bound on the penalty of any feasible answer that admits the gangs
  * `ans` admits: the sum of each admitted gang's own bound (its pods need at

@@ -103,14 +103,14 @@ static rf_status s_greedy_best(const rf_problem_t *pb, s_clock_t *ck, rf_answer_
 {
     *other = NULL;
     double t0 = rf_now_ms();
-    RF_CALL(rf__greedy_solve_lb(pb, RF__ORDER_VALUE, out, gang_lb, err));
+    RF_CALL(rf__greedy_solve_lb(pb, RF__ORDER_VALUE, true, out, gang_lb, err));
     ck->greedy_ms = rf_now_ms() - t0;
     if (out->summary.optimal || pb->options.admission == RF_ADMIT_ORDERED || !s_time_for(ck, ck->greedy_ms))
         return RF_OK;
     rf_answer_t *b = rf_answer_new(pb);
     if (!b)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-    rf_status rc = rf__greedy_solve(pb, RF__ORDER_QUEUE, b, err);
+    rf_status rc = rf__greedy_solve_lb(pb, RF__ORDER_QUEUE, true, b, NULL, err);
     if (rc != RF_OK) {
         rf_answer_destroy(&b);
         return rc;
@@ -290,7 +290,6 @@ static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best,
             int32_t batches_left = (n_regions - r0 + threads - 1) / threads;
             double slice_end = rf_now_ms() + (left - merge_ms) / batches_left;
             /* which gangs each run frees */
-            int32_t rejected_seen = 0;
             for (int32_t k = 0; k < batch; k++) {
                 uint8_t *mask = &masks[(size_t)k * N];
                 memset(mask, 0, (size_t)N);
@@ -302,7 +301,9 @@ static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best,
             for (int32_t g = 0; g < G; g++) {
                 const rf_gang_answer_t *ga = &best->gangs[g];
                 if (!ga->admitted) {
-                    keeps[(size_t)((rejected_seen++ + pass) % batch) * (G + 1) + g] = false;
+                    /* every run may try it; the merge admits it once */
+                    for (int32_t k = 0; k < batch; k++)
+                        keeps[(size_t)k * (G + 1) + g] = false;
                     continue;
                 }
                 /* an admitted gang is freed where all its pods (new and bound) are */
@@ -351,10 +352,19 @@ static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best,
             if (any && rc == RF_OK) {
                 double t0 = rf_now_ms();
                 rc = rf_answer_copy(merged, best);
+                /* a gang rejected in `best` that several runs admit is taken
+                 * from the first: the others' placements only lose a gang,
+                 * which frees capacity and keeps them feasible */
                 for (int32_t k = 0; k < batch && rc == RF_OK; k++)
-                    for (int32_t g = 0; g < G && runs[k].answer && rc == RF_OK; g++)
-                        if (!keeps[(size_t)k * (G + 1) + g])
-                            rc = s_copy_gang(merged, runs[k].answer, g);
+                    for (int32_t g = 0; g < G && runs[k].answer && rc == RF_OK; g++) {
+                        if (keeps[(size_t)k * (G + 1) + g])
+                            continue;
+                        if (!best->gangs[g].admitted && merged->gangs[g].admitted)
+                            continue; /* an earlier run admitted it */
+                        if (!best->gangs[g].admitted && !runs[k].answer->gangs[g].admitted)
+                            continue; /* still rejected: keep the first reason */
+                        rc = s_copy_gang(merged, runs[k].answer, g);
+                    }
                 if (rc == RF_OK)
                     rc = rf_answer_finish(merged);
                 if (rc == RF_OK) {

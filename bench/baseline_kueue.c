@@ -78,59 +78,11 @@ typedef struct {
 
 /* ---- local methods --------------------------------------------------------------------------------------------- */
 
-static const char *s_label(const rf_node_t *n, const char *key)
-{
-    int32_t lo = 0, hi = n->n_labels - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(n->labels[mid].key, key);
-        if (c == 0)
-            return n->labels[mid].value;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return NULL;
-}
-
-static bool s_tolerated(const rf_pod_set_t *ps, const rf_taint_t *t)
-{
-    if (t->effect != RF_EFFECT_NO_SCHEDULE && t->effect != RF_EFFECT_NO_EXECUTE)
-        return true;
-    for (int32_t i = 0; i < ps->n_tolerations; i++) {
-        const rf_toleration_t *tol = &ps->tolerations[i];
-        if (tol->effect != RF_EFFECT_NONE && tol->effect != t->effect)
-            continue;
-        if (!tol->key || !tol->key[0]) {
-            if (tol->op == RF_TOL_EXISTS)
-                return true;
-            continue;
-        }
-        if (strcmp(tol->key, t->key) != 0)
-            continue;
-        if (tol->op == RF_TOL_EXISTS)
-            return true;
-        if (strcmp(tol->value ? tol->value : "", t->value ? t->value : "") == 0)
-            return true;
-    }
-    return false;
-}
-
+/* Kubernetes' eligibility rules are the library's (rf_node_admits); nodes
+ * with every level label have a position in the sorted order. */
 static bool s_eligible(const s_ctx_t *c, int32_t n, const rf_pod_set_t *ps)
 {
-    const rf_node_t *node = &c->p->nodes[n];
-    if (c->pos[n] < 0 || node->unschedulable)
-        return false;
-    for (int32_t i = 0; i < ps->n_node_selector; i++) {
-        const char *v = s_label(node, ps->node_selector[i].key);
-        if (!v || strcmp(v, ps->node_selector[i].value) != 0)
-            return false;
-    }
-    for (int32_t i = 0; i < node->n_taints; i++)
-        if (!s_tolerated(ps, &node->taints[i]))
-            return false;
-    return true;
+    return c->pos[n] >= 0 && rf_node_admits(c->p, n, ps);
 }
 
 static int64_t s_node_fit(const s_ctx_t *c, int32_t n, const rf_pod_set_t *ps)
@@ -204,7 +156,7 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *p, rf_error_t *err)
         const rf_node_t *node = &p->nodes[n];
         bool all = true;
         for (int32_t l = 0; l < c->L; l++) {
-            const char *v = s_label(node, p->levels[l]);
+            const char *v = rf_node_label(node, p->levels[l]);
             c->val[(size_t)n * (size_t)c->L + (size_t)l] = v;
             all = all && v;
         }

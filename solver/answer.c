@@ -148,22 +148,6 @@ static uint32_t s_hash(const char *s, int32_t parent)
     return h;
 }
 
-/* The value of label `key` on `node`, or NULL (labels are sorted by key). */
-static const char *s_label(const rf_node_t *node, const char *key)
-{
-    int32_t lo = 0, hi = node->n_labels - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(node->labels[mid].key, key);
-        if (c == 0)
-            return node->labels[mid].value;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return NULL;
-}
 
 /* dom[n * n_levels + l] = id of node n's domain at level l; ids are unique
  * across levels and < n_nodes * n_levels. */
@@ -185,7 +169,7 @@ static rf_status s_domain_ids(const rf_problem_t *p, int32_t *dom, int32_t *n_id
             const char *v = NULL;
             /* once a level label is missing, the node is alone below it */
             if (l == 0 || parent >= 0)
-                v = s_label(&p->nodes[n], key);
+                v = rf_node_label(&p->nodes[n], key);
             if (!v) {
                 dom[(size_t)n * L + l] = -1 - next; /* alone: encoded negative below */
                 next++;

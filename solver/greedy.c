@@ -334,7 +334,8 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
                 if (!c->eligs[e].ok)
                     goto oom;
                 for (int32_t n = 0; n < N; n++) {
-                    c->eligs[e].ok[n] = rf__node_eligible(c->pb, &c->tree, n, ps);
+                    c->eligs[e].ok[n] =
+                        rf__tree_node_dom(&c->tree, n, c->L - 1) >= 0 && rf__node_admits_labelled(c->pb, n, ps);
                     c->eligs[e].n_ok += c->eligs[e].ok[n];
                 }
                 c->n_eligs++;
@@ -1162,7 +1163,7 @@ static const char *s_domain_name(const s_ctx_t *c, int32_t d)
 {
     const rf__tree_t *t = &c->tree;
     int32_t n = t->node_order[t->node_start[d]];
-    const char *v = rf__node_label(&c->pb->nodes[n], c->pb->levels[t->level[d]]);
+    const char *v = rf_node_label(&c->pb->nodes[n], c->pb->levels[t->level[d]]);
     return v ? v : "?";
 }
 

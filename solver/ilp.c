@@ -153,7 +153,8 @@ static rf_status s_units(s_ilp_t *s, bool aggregate, const bool *bound_node)
         goto done;
     for (int32_t e = 0; e < n_cls; e++)
         for (int32_t n = 0; n < N; n++)
-            ok[(int64_t)e * N + n] = rf__node_eligible(pb, &s->tree, n, cls[e]);
+            ok[(int64_t)e * N + n] =
+                rf__tree_node_dom(&s->tree, n, s->L - 1) >= 0 && rf__node_admits_labelled(pb, n, cls[e]);
     /* key: group domain, free vector, eligibility; bound nodes unique */
     int32_t gl = s->zl - 1; /* deepest z level */
     for (int32_t n = 0; n < N; n++) {
@@ -448,7 +449,7 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
                 if (!s_unit_allowed(s, pin_g, pin_p, u))
                     continue;
                 int32_t rep = s->unit_nodes[s->units[u].first];
-                if ((s->node_allowed && !s->node_allowed[rep]) || !rf__node_eligible(pb, &s->tree, rep, ps))
+                if ((s->node_allowed && !s->node_allowed[rep]) || !rf_node_admits(pb, rep, ps))
                     continue;
                 int32_t f = s_fit_node(s, rep, ps);
                 if (f > room)
@@ -958,7 +959,7 @@ static bool s_place(const s_ilp_t *s, int64_t *nfree, const s_demand_t *dm, s_pl
             for (int32_t i = a; i < b; i++) {
                 int32_t n = s->tree.node_order[i];
                 if ((pass == 0) != (gang_on[n] != 0) || (only_unit >= 0 && s->node_unit[n] != only_unit) ||
-                    (s->node_allowed && !s->node_allowed[n]) || !rf__node_eligible(s->pb, &s->tree, n, ps))
+                    (s->node_allowed && !s->node_allowed[n]) || !rf_node_admits(s->pb, n, ps))
                     continue;
                 if (one && target >= 0 && n != target)
                     continue;

@@ -21,6 +21,7 @@
 
 #include "arena.h"
 #include "doc.h"
+#include "eligible.h"
 #include "rackfit/problem.h"
 #include "rackfit/quantity.h"
 #include "rackfit/status.h"
@@ -741,4 +742,67 @@ rf_status rf_problem_validate(rf_problem_t *problem, const rf_limits_t *limits, 
     RF_CALL(s_validate_gangs(problem, limits, err));
     RF_CALL(s_validate_options(problem, limits, err));
     return RF_OK;
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+const char *rf_node_label(const rf_node_t *node, const char *key)
+{
+    int32_t lo = 0, hi = node->n_labels - 1;
+    while (lo <= hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(node->labels[mid].key, key);
+        if (c == 0)
+            return node->labels[mid].value;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+static bool s_tolerated(const rf_taint_t *t, const rf_pod_set_t *ps)
+{
+    for (int32_t i = 0; i < ps->n_tolerations; i++) {
+        const rf_toleration_t *tol = &ps->tolerations[i];
+        if (tol->effect != RF_EFFECT_NONE && tol->effect != t->effect)
+            continue;
+        bool empty_key = tol->key == NULL || tol->key[0] == '\0';
+        if (empty_key && tol->op == RF_TOL_EXISTS)
+            return true;
+        if (empty_key || strcmp(tol->key, t->key) != 0)
+            continue;
+        if (tol->op == RF_TOL_EXISTS)
+            return true;
+        if (strcmp(tol->value ? tol->value : "", t->value ? t->value : "") == 0)
+            return true;
+    }
+    return false;
+}
+
+bool rf__node_admits_labelled(const rf_problem_t *pb, int32_t n, const rf_pod_set_t *ps)
+{
+    const rf_node_t *node = &pb->nodes[n];
+    if (node->unschedulable)
+        return false;
+    for (int32_t i = 0; i < ps->n_node_selector; i++) {
+        const char *v = rf_node_label(node, ps->node_selector[i].key);
+        if (!v || strcmp(v, ps->node_selector[i].value) != 0)
+            return false;
+    }
+    for (int32_t i = 0; i < node->n_taints; i++) {
+        const rf_taint_t *t = &node->taints[i];
+        if ((t->effect == RF_EFFECT_NO_SCHEDULE || t->effect == RF_EFFECT_NO_EXECUTE) && !s_tolerated(t, ps))
+            return false;
+    }
+    return true;
+}
+
+bool rf_node_admits(const rf_problem_t *pb, int32_t n, const rf_pod_set_t *ps)
+{
+    for (int32_t l = 0; l < pb->n_levels; l++)
+        if (!rf_node_label(&pb->nodes[n], pb->levels[l]))
+            return false;
+    return rf__node_admits_labelled(pb, n, ps);
 }

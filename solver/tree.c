@@ -25,22 +25,6 @@ static uint64_t s_hash(const char *s, int32_t parent)
     return h ^ (h >> 29);
 }
 
-static const char *s_label(const rf_node_t *node, const char *key)
-{
-    int32_t lo = 0, hi = node->n_labels - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(node->labels[mid].key, key);
-        if (c == 0)
-            return node->labels[mid].value;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return NULL;
-}
-
 void rf__tree_fini(rf__tree_t *tree)
 {
     if (!tree)
@@ -97,7 +81,7 @@ rf_status rf__tree_build(const rf_problem_t *problem, rf__tree_t *tree, rf_error
         const char *values[RF_MAX_LEVELS];
         int ok = 1;
         for (int32_t l = 0; l < L && ok; l++) {
-            values[l] = s_label(node, problem->levels[l]);
+            values[l] = rf_node_label(node, problem->levels[l]);
             ok = values[l] != NULL;
         }
         if (!ok) {

@@ -191,6 +191,15 @@ int32_t rf_problem_level(const rf_problem_t *problem, const char *key);
 /* Index of a node by name, -1 when absent (O(log n) after validate). */
 int32_t rf_problem_node(const rf_problem_t *problem, const char *name);
 
+/* The value of label `key` on a node of a validated problem (its labels are
+ * sorted), or NULL. Borrowed: lives as long as the problem. */
+const char *rf_node_label(const rf_node_t *node, const char *key);
+/* Can node `n` take new pods of pod set `ps`, by Kubernetes' rules: it has
+ * every level label, is not cordoned, matches the node_selector exactly, and
+ * every NoSchedule/NoExecute taint is tolerated. (The checker, solver/check.c,
+ * has its own copy of these rules on purpose.) */
+bool rf_node_admits(const rf_problem_t *problem, int32_t n, const rf_pod_set_t *ps);
+
 /* Sort node names into node_by_name (RF_ESCHEMA on an empty or duplicate
  * name, path `cluster.nodes[i].name`), so that rf_problem_node is O(log n).
  * Validate calls it; a reader calls it early to resolve `bound` node names.

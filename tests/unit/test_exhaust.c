@@ -22,46 +22,8 @@
 #include "../support/exhaust.h"
 #include "../support/leak.h"
 #include "../support/randprob.h"
+#include "../support/testutil.h"
 #include "rackfit/rackfit.h"
-
-static rf_problem_t *s_parse(const char *json)
-{
-    rf_problem_t *pb = NULL;
-    rf_error_t err;
-    rf_status rc = rf_problem_from_json(json, strlen(json), NULL, &pb, &err);
-    cr_assert_eq(rc, RF_OK, "problem: %s: %s\n%s", err.path, err.message, json);
-    return pb;
-}
-
-static void s_assert_feasible(const rf_problem_t *pb, const rf_answer_t *ans, const char *what)
-{
-    rf_check_report_t rep;
-    rf_error_t err;
-    cr_assert_eq(rf_check(pb, ans, &rep, &err), RF_OK, "%s: check could not run: %s", what, err.message);
-    if (!rep.feasible || !rep.reported_totals_match) {
-        char *json = NULL;
-        size_t len = 0;
-        rf_answer_to_json(ans, &json, &len, NULL);
-        cr_log_error("%s: answer %s", what, json ? json : "?");
-        free(json);
-        for (int i = 0; i < rep.n_violations && i < RF_CHECK_MAX_VIOLATIONS; i++)
-            cr_log_error("%s: violation: %s", what, rep.violations[i]);
-    }
-    bool ok = rep.feasible && rep.reported_totals_match;
-    rf_check_report_fini(&rep);
-    cr_assert(ok, "%s: the exhaustive optimum is infeasible", what);
-}
-
-static rf_answer_t *s_greedy(const rf_problem_t *pb)
-{
-    rf_answer_t *ans = NULL;
-    rf_error_t err;
-    rf_solve_opts_t o;
-    rf_solve_opts_default(&o);
-    o.mode = RF_MODE_GREEDY;
-    cr_assert_eq(rf_solve(pb, &o, &ans, &err), RF_OK, "solve: %s", err.message);
-    return ans;
-}
 
 /* Solve exhaustively, lay the optimum out, finish and check it, and make
  * sure finish and the exhaustive figures agree. Returns the finished answer. */
@@ -71,7 +33,7 @@ static rf_answer_t *s_optimum(const rf_problem_t *pb, rf_exhaust_t *ex, const ch
     rf_answer_t *ans = NULL;
     cr_assert_eq(rf_exhaust_to_answer(pb, ex, &ans), RF_OK);
     cr_assert_eq(rf_answer_finish(ans), RF_OK);
-    s_assert_feasible(pb, ans, what);
+    rf_test_assert_feasible(pb, ans, what);
     cr_assert_eq(ans->summary.n_value, ex->n_value, "%s: priorities", what);
     for (int32_t k = 0; k < ex->n_value; k++) {
         cr_assert_eq(ans->summary.value[k].priority, ex->value[k].priority, "%s", what);
@@ -89,7 +51,7 @@ static rf_answer_t *s_optimum(const rf_problem_t *pb, rf_exhaust_t *ex, const ch
  * priority, and the penalty. */
 static void s_expect(const char *json, const char *what, int64_t units, int64_t pods, double penalty)
 {
-    rf_problem_t *pb = s_parse(json);
+    rf_problem_t *pb = rf_test_parse(json);
     rf_exhaust_t ex;
     rf_answer_t *ans = s_optimum(pb, &ex, what);
     cr_assert_eq(ex.value[0].units, units, "%s: units %lld, want %lld", what, (long long)ex.value[0].units,
@@ -97,7 +59,7 @@ static void s_expect(const char *json, const char *what, int64_t units, int64_t 
     cr_assert_eq(ex.value[0].pods, pods, "%s: pods %lld, want %lld", what, (long long)ex.value[0].pods,
                  (long long)pods);
     cr_assert_float_eq(ex.penalty, penalty, 1e-9, "%s: penalty %g, want %g", what, ex.penalty, penalty);
-    rf_answer_t *gr = s_greedy(pb);
+    rf_answer_t *gr = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
     cr_assert_geq(rf_exhaust_compare(pb, gr), 0, "%s: the greedy beats the optimum", what);
     rf_answer_destroy(&gr);
     rf_answer_destroy(&ans);
@@ -195,7 +157,7 @@ Test(exhaust, admission_policies)
     s_expect(json, "value", 8, 2, 0.0);
     snprintf(json, sizeof json, fmt, "ordered");
     s_expect(json, "ordered", 4, 1, 0.0);
-    rf_problem_t *pb = s_parse(json);
+    rf_problem_t *pb = rf_test_parse(json);
     rf_exhaust_t ex;
     cr_assert_eq(rf_exhaust_solve(pb, &ex), RF_OK);
     cr_assert(ex.admitted[0] && !ex.admitted[1] && !ex.admitted[2]);
@@ -246,7 +208,7 @@ Test(exhaust, refuses_what_it_cannot_enumerate)
     for (int i = 0; i < 6; i++)
         n += snprintf(json + n, sizeof json - (size_t)n, "%s{\"name\":\"n%d\"}", i ? "," : "", i);
     snprintf(json + n, sizeof json - (size_t)n, "]},\"gangs\":[]}");
-    rf_problem_t *pb = s_parse(json);
+    rf_problem_t *pb = rf_test_parse(json);
     rf_exhaust_t ex;
     const char *why = NULL;
     cr_assert(!rf_exhaust_supported(pb, &why));
@@ -256,7 +218,7 @@ Test(exhaust, refuses_what_it_cannot_enumerate)
     cr_assert_eq(rf_exhaust_compare(pb, ans), RF_EXHAUST_UNSUPPORTED);
     rf_answer_destroy(&ans);
     rf_problem_destroy(&pb);
-    pb = s_parse("{\"cluster\":{" LEVELS ",\"nodes\":[" NODE(
+    pb = rf_test_parse("{\"cluster\":{" LEVELS ",\"nodes\":[" NODE(
         "a1", "b", "r1", 8, 2) "]},\"gangs\":[{\"name\":\"g\",\"pod_sets\":[{\"name\":\"w\",\"count\":4,"
                                "\"slice\":{\"size\":2,\"required\":\"kubernetes.io/hostname\"},"
                                "\"requests\":{\"nvidia.com/gpu\":1},\"bound\":[{\"node\":\"a1\",\"count\":2}]}]}]}");
@@ -282,7 +244,7 @@ Test(exhaust, greedy_never_beats_the_optimum_on_random_tiny_problems)
     double t0 = rf_now_ms();
     for (uint64_t seed = 1; seed <= 1000; seed++) {
         char *json = rf_randprob(seed, &o);
-        rf_problem_t *pb = s_parse(json);
+        rf_problem_t *pb = rf_test_parse(json);
         char what[64];
         snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
         const char *why = NULL;
@@ -292,7 +254,7 @@ Test(exhaust, greedy_never_beats_the_optimum_on_random_tiny_problems)
         options += ex.options;
         visited += ex.visited;
         most = ex.visited > most ? ex.visited : most;
-        rf_answer_t *gr = s_greedy(pb);
+        rf_answer_t *gr = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
         int c = rf_exhaust_compare(pb, gr);
         cr_assert_geq(c, 0, "%s: the greedy beats the exhaustive optimum\n%s", what, json);
         if (pb->options.admission == RF_ADMIT_VALUE)

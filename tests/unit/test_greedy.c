@@ -16,49 +16,11 @@
 
 #include "../support/leak.h"
 #include "../support/randprob.h"
+#include "../support/testutil.h"
 #include "arena.h"
 #include "json.h"
 #include "problem_read.h"
 #include "rackfit/rackfit.h"
-
-static rf_problem_t *s_parse(const char *json)
-{
-    rf_problem_t *pb = NULL;
-    rf_error_t err;
-    rf_status rc = rf_problem_from_json(json, strlen(json), NULL, &pb, &err);
-    cr_assert_eq(rc, RF_OK, "problem: %s: %s\n%s", err.path, err.message, json);
-    return pb;
-}
-
-static void s_assert_feasible(const rf_problem_t *pb, const rf_answer_t *ans, const char *what)
-{
-    rf_check_report_t rep;
-    rf_error_t err;
-    cr_assert_eq(rf_check(pb, ans, &rep, &err), RF_OK, "%s: check could not run: %s", what, err.message);
-    if (!rep.feasible || !rep.reported_totals_match) {
-        char *json = NULL;
-        size_t len = 0;
-        rf_answer_to_json(ans, &json, &len, NULL);
-        cr_log_error("%s: answer %s", what, json ? json : "?");
-        free(json);
-        for (int i = 0; i < rep.n_violations && i < RF_CHECK_MAX_VIOLATIONS; i++)
-            cr_log_error("%s: violation: %s", what, rep.violations[i]);
-    }
-    bool ok = rep.feasible && rep.reported_totals_match;
-    rf_check_report_fini(&rep);
-    cr_assert(ok, "%s: infeasible answer", what);
-}
-
-static rf_answer_t *s_solve(const rf_problem_t *pb)
-{
-    rf_answer_t *ans = NULL;
-    rf_error_t err;
-    rf_solve_opts_t o;
-    rf_solve_opts_default(&o);
-    o.mode = RF_MODE_GREEDY;
-    cr_assert_eq(rf_solve(pb, &o, &ans, &err), RF_OK, "solve: %s", err.message);
-    return ans;
-}
 
 static int32_t s_gang(const rf_problem_t *pb, const char *name)
 {
@@ -93,8 +55,8 @@ Test(greedy, kueue_topology_assignment_cases)
         rf_problem_t *pb = NULL;
         cr_assert_eq(rf__problem_from_doc(rf__doc_get(c, "problem"), NULL, &lim, &pb, &err), RF_OK, "%s: %s: %s", name,
                      err.path, err.message);
-        rf_answer_t *ans = s_solve(pb);
-        s_assert_feasible(pb, ans, name);
+        rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+        rf_test_assert_feasible(pb, ans, name);
         cr_expect_eq(ans->gangs[0].admitted, k_admitted, "case %u (%s): admitted %d, Kueue %d (%s)", i, name,
                      ans->gangs[0].admitted, k_admitted, ans->gangs[0].reason ? ans->gangs[0].reason : "");
         if (k_admitted && ans->gangs[0].admitted) {
@@ -140,9 +102,9 @@ Test(greedy, weighs_levels_two_hosts_beat_sixteen)
                                                                        "\"gangs\":[{\"name\":\"job\",\"pod_sets\":[{"
                                                                        "\"name\":\"w\",\"count\":16,\"requests\":{"
                                                                        "\"nvidia.com/gpu\":1}}]}]}");
-    rf_problem_t *pb = s_parse(json);
-    rf_answer_t *ans = s_solve(pb);
-    s_assert_feasible(pb, ans, "two hosts");
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, ans, "two hosts");
     cr_assert(ans->gangs[0].admitted);
     cr_assert_float_eq(ans->gangs[0].penalty, 11.0, 1e-9);
     cr_assert_eq(ans->gangs[0].domains[1], 2);
@@ -166,9 +128,9 @@ Test(greedy, small_gang_leaves_the_only_rack_to_the_large_one)
                "com/gpu\":4}}]},"
                "{\"name\":\"large\",\"topology\":{\"required\":\"example.com/rack\"},\"pod_sets\":[{"
                "\"name\":\"w\",\"count\":2,\"requests\":{\"nvidia.com/gpu\":8}}]}]}";
-    rf_problem_t *pb = s_parse(json);
-    rf_answer_t *ans = s_solve(pb);
-    s_assert_feasible(pb, ans, "small and large");
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, ans, "small and large");
     cr_assert(ans->gangs[0].admitted && ans->gangs[1].admitted);
     cr_assert_eq(ans->gangs[0].pod_sets[0].placements[0].node, 2, "the small gang goes to c1");
     rf_answer_destroy(&ans);
@@ -190,9 +152,9 @@ Test(greedy, ordered_admission_stops_at_the_first_rejection)
            "{\"name\":\"low\",\"priority\":-1,\"pod_sets\":[{\"name\":\"w\",\"count\":1,\"requests\":{\"nvidia.com/"
            "gpu\":1}}]}],"
            "\"options\":{\"admission\":\"ordered\"}}";
-    rf_problem_t *pb = s_parse(json);
-    rf_answer_t *ans = s_solve(pb);
-    s_assert_feasible(pb, ans, "ordered");
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, ans, "ordered");
     cr_assert(ans->gangs[s_gang(pb, "first")].admitted);
     cr_assert(!ans->gangs[s_gang(pb, "too-big")].admitted);
     cr_assert(!ans->gangs[s_gang(pb, "would-fit")].admitted);
@@ -212,9 +174,9 @@ Test(greedy, value_admission_fills_around_a_rejection)
            "\"gangs\":["
            "{\"name\":\"too-big\",\"pod_sets\":[{\"name\":\"w\",\"count\":3,\"requests\":{\"nvidia.com/gpu\":8}}]},"
            "{\"name\":\"fits\",\"pod_sets\":[{\"name\":\"w\",\"count\":1,\"requests\":{\"nvidia.com/gpu\":1}}]}]}";
-    rf_problem_t *pb = s_parse(json);
-    rf_answer_t *ans = s_solve(pb);
-    s_assert_feasible(pb, ans, "value");
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, ans, "value");
     cr_assert(!ans->gangs[0].admitted);
     cr_assert(ans->gangs[1].admitted);
     rf_answer_destroy(&ans);
@@ -229,9 +191,9 @@ Test(greedy, elastic_gang_takes_what_fits)
         "a1", "b", "r1", 8, 3) "]},"
                                "\"gangs\":[{\"name\":\"e\",\"pod_sets\":[{\"name\":\"w\",\"count\":8,\"min_count\":2,"
                                "\"requests\":{\"nvidia.com/gpu\":1}}]}]}";
-    rf_problem_t *pb = s_parse(json);
-    rf_answer_t *ans = s_solve(pb);
-    s_assert_feasible(pb, ans, "elastic");
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, ans, "elastic");
     cr_assert(ans->gangs[0].admitted);
     cr_assert_eq(ans->gangs[0].pod_sets[0].placements[0].count, 5);
     rf_answer_destroy(&ans);
@@ -249,9 +211,9 @@ Test(greedy, slices_stay_inside_their_domain)
                                    "\"gangs\":[{\"name\":\"s\",\"pod_sets\":[{\"name\":\"w\",\"count\":8,"
                                    "\"slice\":{\"size\":4,\"required\":\"example.com/rack\"},"
                                    "\"requests\":{\"nvidia.com/gpu\":1}}]}]}";
-    rf_problem_t *pb = s_parse(json);
-    rf_answer_t *ans = s_solve(pb);
-    s_assert_feasible(pb, ans, "slices");
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, ans, "slices");
     cr_assert(ans->gangs[0].admitted);
     cr_assert_eq(ans->gangs[0].domains[1], 2);
     rf_answer_destroy(&ans);
@@ -271,9 +233,9 @@ Test(greedy, bound_pods_pin_the_required_domain)
                            "\"gangs\":[{\"name\":\"g\",\"topology\":{\"required\":\"example.com/rack\"},"
                            "\"pod_sets\":[{\"name\":\"w\",\"count\":4,\"requests\":{\"nvidia.com/gpu\":2},"
                            "\"bound\":[{\"node\":\"a1\",\"ranks\":[0,1,2]}]}]}]}";
-    rf_problem_t *pb = s_parse(json);
-    rf_answer_t *ans = s_solve(pb);
-    s_assert_feasible(pb, ans, "bound");
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, ans, "bound");
     cr_assert(ans->gangs[0].admitted);
     cr_assert_eq(ans->gangs[0].pod_sets[0].n_placements, 1);
     cr_assert_eq(ans->gangs[0].pod_sets[0].placements[0].node, 1, "new pod on a2, inside r1");
@@ -291,9 +253,9 @@ Test(greedy, rejection_names_level_resource_and_amounts)
             0) "]},"
                "\"gangs\":[{\"name\":\"g\",\"topology\":{\"required\":\"example.com/rack\"},"
                "\"pod_sets\":[{\"name\":\"w\",\"count\":16,\"requests\":{\"nvidia.com/gpu\":1}}]}]}";
-    rf_problem_t *pb = s_parse(json);
-    rf_answer_t *ans = s_solve(pb);
-    s_assert_feasible(pb, ans, "reject");
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, ans, "reject");
     const rf_gang_answer_t *g = &ans->gangs[0];
     cr_assert(!g->admitted);
     cr_assert_eq(g->why.level, 1);
@@ -316,9 +278,9 @@ Test(greedy, priority_before_size)
            "{\"name\":\"big-low\",\"pod_sets\":[{\"name\":\"w\",\"count\":1,\"requests\":{\"nvidia.com/gpu\":8}}]},"
            "{\"name\":\"small-high\",\"priority\":10,\"pod_sets\":[{\"name\":\"w\",\"count\":1,\"requests\":{"
            "\"nvidia.com/gpu\":1}}]}]}";
-    rf_problem_t *pb = s_parse(json);
-    rf_answer_t *ans = s_solve(pb);
-    s_assert_feasible(pb, ans, "priority");
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, ans, "priority");
     cr_assert(ans->gangs[1].admitted);
     cr_assert(!ans->gangs[0].admitted);
     rf_answer_destroy(&ans);
@@ -338,11 +300,11 @@ static void s_random_runs(uint64_t first, uint64_t n, const rf_randprob_opts_t *
         rf_error_t err;
         rf_status rc = rf_problem_from_json(json, strlen(json), NULL, &pb, &err);
         cr_assert_eq(rc, RF_OK, "seed %llu: %s: %s\n%s", (unsigned long long)seed, err.path, err.message, json);
-        rf_answer_t *a = s_solve(pb);
-        rf_answer_t *b = s_solve(pb);
+        rf_answer_t *a = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+        rf_answer_t *b = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
         char what[64];
         snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
-        s_assert_feasible(pb, a, what);
+        rf_test_assert_feasible(pb, a, what);
         char *ja = NULL, *jb = NULL;
         size_t la = 0, lb = 0;
         a->summary.solve_ms = b->summary.solve_ms = 0;

@@ -16,42 +16,10 @@
 #include "../support/exhaust.h"
 #include "../support/leak.h"
 #include "../support/randprob.h"
+#include "../support/testutil.h"
 #include "greedy.h"
 #include "ilp.h"
 #include "rackfit/rackfit.h"
-
-static rf_problem_t *s_parse(const char *json)
-{
-    rf_problem_t *pb = NULL;
-    rf_error_t err;
-    cr_assert_eq(rf_problem_from_json(json, strlen(json), NULL, &pb, &err), RF_OK, "%s: %s", err.path, err.message);
-    return pb;
-}
-
-static rf_answer_t *s_solve(const rf_problem_t *pb, int mode, int threads, int64_t limit_ms)
-{
-    rf_answer_t *ans = NULL;
-    rf_error_t err;
-    rf_solve_opts_t o;
-    rf_solve_opts_default(&o);
-    o.mode = mode;
-    o.threads = threads;
-    o.time_limit_ms = limit_ms;
-    cr_assert_eq(rf_solve(pb, &o, &ans, &err), RF_OK, "solve: %s", err.message);
-    return ans;
-}
-
-static void s_assert_feasible(const rf_problem_t *pb, const rf_answer_t *ans, const char *what)
-{
-    rf_check_report_t rep;
-    rf_error_t err;
-    cr_assert_eq(rf_check(pb, ans, &rep, &err), RF_OK);
-    for (int i = 0; i < rep.n_violations && i < RF_CHECK_MAX_VIOLATIONS; i++)
-        cr_log_error("%s: %s", what, rep.violations[i]);
-    bool ok = rep.feasible && rep.reported_totals_match;
-    rf_check_report_fini(&rep);
-    cr_assert(ok, "%s: infeasible answer", what);
-}
 
 Test(ilp, optimal_on_random_problems_small_enough_for_exhaustive_search)
 {
@@ -66,7 +34,7 @@ Test(ilp, optimal_on_random_problems_small_enough_for_exhaustive_search)
     uint64_t n_seeds = getenv("RF_TEST_SEEDS") ? strtoull(getenv("RF_TEST_SEEDS"), NULL, 10) : 300;
     for (uint64_t seed = 1; seed <= n_seeds; seed++) {
         char *json = rf_randprob(seed, &o);
-        rf_problem_t *pb = s_parse(json);
+        rf_problem_t *pb = rf_test_parse(json);
         if (!rf_exhaust_supported(pb, NULL)) {
             rf_problem_destroy(&pb);
             free(json);
@@ -74,9 +42,9 @@ Test(ilp, optimal_on_random_problems_small_enough_for_exhaustive_search)
         }
         char what[64];
         snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
-        rf_answer_t *g = s_solve(pb, RF_MODE_GREEDY, 1, 60000);
-        rf_answer_t *a = s_solve(pb, RF_MODE_ILP, 1, 60000);
-        s_assert_feasible(pb, a, what);
+        rf_answer_t *g = rf_test_solve(pb, RF_MODE_GREEDY, 1, 60000);
+        rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 1, 60000);
+        rf_test_assert_feasible(pb, a, what);
         int vs_opt = rf_exhaust_compare(pb, a);
         cr_assert_neq(vs_opt, RF_EXHAUST_UNSUPPORTED, "%s", what);
         if (vs_opt != 0)
@@ -127,7 +95,7 @@ Test(ilp, glpk_failure_is_an_error_not_an_abort)
     o.max_pods = 12;
     o.slice_bound = false;
     char *json = rf_randprob(4242, &o);
-    rf_problem_t *pb = s_parse(json);
+    rf_problem_t *pb = rf_test_parse(json);
     rf_answer_t *inc = rf_answer_new(pb);
     rf_error_t err;
     cr_assert_eq(rf__greedy_solve(pb, RF__ORDER_VALUE, inc, &err), RF_OK);
@@ -144,8 +112,8 @@ Test(ilp, glpk_failure_is_an_error_not_an_abort)
     cr_assert(st.glpk_failed, "1 MB should not be enough for GLPK here (%d columns)", st.n_cols);
     cr_assert_null(out);
     /* the library still works afterwards, in this thread */
-    rf_answer_t *again = s_solve(pb, RF_MODE_ILP, 1, 2000);
-    s_assert_feasible(pb, again, "after the failure");
+    rf_answer_t *again = rf_test_solve(pb, RF_MODE_ILP, 1, 2000);
+    rf_test_assert_feasible(pb, again, "after the failure");
     rf_answer_destroy(&again);
     rf_answer_destroy(&inc);
     rf_problem_destroy(&pb);
@@ -162,10 +130,10 @@ Test(ilp, deterministic_for_a_thread_count)
     o.slice_bound = false;
     for (uint64_t seed = 7; seed < 27; seed++) {
         char *json = rf_randprob(seed, &o);
-        rf_problem_t *pb = s_parse(json);
+        rf_problem_t *pb = rf_test_parse(json);
         for (int threads = 1; threads <= 2; threads++) {
-            rf_answer_t *a = s_solve(pb, RF_MODE_ILP, threads, 60000);
-            rf_answer_t *b = s_solve(pb, RF_MODE_ILP, threads, 60000);
+            rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, threads, 60000);
+            rf_answer_t *b = rf_test_solve(pb, RF_MODE_ILP, threads, 60000);
             char *ja = NULL, *jb = NULL;
             size_t la = 0, lb = 0;
             a->summary.solve_ms = b->summary.solve_ms = 0;

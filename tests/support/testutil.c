@@ -1,0 +1,48 @@
+/* tests/support/testutil.c: shared helpers of the solver tests (testutil.h). */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <stdlib.h>
+#include <string.h>
+
+rf_problem_t *rf_test_parse(const char *json)
+{
+    rf_problem_t *pb = NULL;
+    rf_error_t err;
+    rf_status rc = rf_problem_from_json(json, strlen(json), NULL, &pb, &err);
+    cr_assert_eq(rc, RF_OK, "problem: %s: %s\n%s", err.path, err.message, json);
+    return pb;
+}
+
+rf_answer_t *rf_test_solve(const rf_problem_t *pb, int mode, int threads, int64_t limit_ms)
+{
+    rf_answer_t *ans = NULL;
+    rf_error_t err;
+    rf_solve_opts_t o;
+    rf_solve_opts_default(&o);
+    o.mode = mode;
+    o.threads = threads;
+    o.time_limit_ms = limit_ms;
+    cr_assert_eq(rf_solve(pb, &o, &ans, &err), RF_OK, "solve: %s", err.message);
+    return ans;
+}
+
+void rf_test_assert_feasible(const rf_problem_t *pb, const rf_answer_t *ans, const char *what)
+{
+    rf_check_report_t rep;
+    rf_error_t err;
+    cr_assert_eq(rf_check(pb, ans, &rep, &err), RF_OK, "%s: check could not run: %s", what, err.message);
+    if (!rep.feasible || !rep.reported_totals_match) {
+        char *json = NULL;
+        size_t len = 0;
+        rf_answer_to_json(ans, &json, &len, NULL);
+        cr_log_error("%s: answer %s", what, json ? json : "?");
+        free(json);
+        for (int i = 0; i < rep.n_violations && i < RF_CHECK_MAX_VIOLATIONS; i++)
+            cr_log_error("%s: violation: %s", what, rep.violations[i]);
+    }
+    bool ok = rep.feasible && rep.reported_totals_match;
+    rf_check_report_fini(&rep);
+    cr_assert(ok, "%s: infeasible answer", what);
+}

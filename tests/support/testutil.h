@@ -1,0 +1,19 @@
+/* tests/support/testutil.h: what the solver tests share: read a problem,
+ * solve it, and fail the test when rf_check does not accept the answer.
+ * The functions assert with Criterion, so they belong in tests only. */
+#ifndef RF_TEST_TESTUTIL_H
+#define RF_TEST_TESTUTIL_H
+
+#include <stdint.h>
+
+#include "rackfit/rackfit.h"
+
+/* A validated problem from JSON text (asserts it reads). */
+rf_problem_t *rf_test_parse(const char *json);
+/* rf_solve in `mode` (an rf_mode) with `threads` and a time limit. */
+rf_answer_t *rf_test_solve(const rf_problem_t *pb, int mode, int threads, int64_t limit_ms);
+/* Fails the test (logging the answer and every violation) unless rf_check
+ * finds the answer feasible and its reported totals right. */
+void rf_test_assert_feasible(const rf_problem_t *pb, const rf_answer_t *ans, const char *what);
+
+#endif

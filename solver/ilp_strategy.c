@@ -152,7 +152,7 @@ static rf_status s_whole(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *ans
         shared(runs, pb, ans, other, deadline, small, tight, n_runs)
 #endif
     for (int32_t i = 0; i < n_runs; i++) {
-        rf_machine_bind_thread(i);
+        rf_machine_bind_team();
         /* small batches: run 0 exact (every node its own unit), run 1 over
          * units (often faster, sometimes not decodable); larger ones: both
          * over units, run 1 with the other linking formulation from the
@@ -327,7 +327,7 @@ static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best,
     shared(runs, pb, best, keeps, masks, slice_end, batch, G, N)
 #endif
             for (int32_t k = 0; k < batch; k++) {
-                rf_machine_bind_thread(k);
+                rf_machine_bind_team();
                 rf__ilp_opts_t io = {.isolate = -1,
                                      .deadline_ms = slice_end,
                                      .mip_gap = 1e-9,

@@ -321,3 +321,19 @@ rf_status rf_machine_bind_thread(int32_t index)
         return RF_EUNSUPPORTED;
     return RF_OK;
 }
+
+rf_status rf_machine_bind_team(void)
+{
+    const rf_machine_t *m = rf_machine();
+    if (!s_topology || s_n_core_sets <= 0)
+        return RF_EUNSUPPORTED;
+    int32_t n = m->usable < s_n_core_sets ? m->usable : s_n_core_sets;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set)
+        return RF_ENOMEM;
+    for (int32_t i = 0; i < n; i++)
+        hwloc_bitmap_or(set, set, s_core_sets[i]);
+    int rc = hwloc_set_cpubind(s_topology, set, HWLOC_CPUBIND_THREAD);
+    hwloc_bitmap_free(set);
+    return rc == 0 ? RF_OK : RF_EUNSUPPORTED;
+}

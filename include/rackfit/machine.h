@@ -24,7 +24,7 @@ typedef struct {
 } rf_machine_t;
 
 /* Probe once (thread-safe, cached after the first call). Never fails: when
- * hwloc cannot tell, falls back to sysconf and says so in `err` (RF_OK). */
+ * hwloc cannot tell, it falls back to sysconf. */
 const rf_machine_t *rf_machine(void);
 /* The number of solver threads to use for a request of `threads` (0: all
  * usable cores), never more than the usable cores. */
@@ -32,6 +32,11 @@ int32_t rf_machine_threads(int32_t threads);
 /* Bind the calling thread to the usable core `index` (modulo their count).
  * Best effort: returns RF_EUNSUPPORTED where binding is not possible. */
 rf_status rf_machine_bind_thread(int32_t index);
+/* Bind the calling thread to the usable cores as a set (the first `usable`
+ * cores of the cpuset): what the solver's threads do, so that concurrent
+ * solves in one process (rackfitd) never pile onto one core while another
+ * idles, and a CPU quota below the cpuset keeps them on that many cores. */
+rf_status rf_machine_bind_team(void);
 
 #ifdef __cplusplus
 }

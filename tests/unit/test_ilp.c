@@ -151,3 +151,25 @@ Test(ilp, deterministic_for_a_thread_count)
     }
     rf_test_no_leaks();
 }
+
+/* Batches too large for one program go through the neighbourhood search:
+ * on the committed 1,024-node and 847-host models, within a short limit, the
+ * answer is feasible and never worse than the greedy's. */
+Test(ilp, neighbourhood_search_on_the_models_is_feasible_and_never_worse, .timeout = 120)
+{
+    const char *files[] = {RF_SOURCE_DIR "/models/gpu-1024.json", RF_SOURCE_DIR "/models/lingjun-847.json"};
+    for (int i = 0; i < 2; i++) {
+        rf_problem_t *pb = NULL;
+        rf_error_t err;
+        cr_assert_eq(rf_problem_from_json_file(files[i], NULL, &pb, &err), RF_OK, "%s: %s", files[i], err.message);
+        rf_answer_t *g = rf_test_solve(pb, RF_MODE_GREEDY, 1, 60000);
+        rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 2, 1500);
+        rf_test_assert_feasible(pb, a, files[i]);
+        cr_expect_leq(rf_answer_compare(a, g), 0, "%s: ilp worse than greedy", files[i]);
+        cr_expect_leq(a->summary.penalty_bound, a->summary.penalty + 1e-9, "%s: bound above the penalty", files[i]);
+        rf_answer_destroy(&a);
+        rf_answer_destroy(&g);
+        rf_problem_destroy(&pb);
+    }
+    rf_test_no_leaks();
+}

@@ -4,8 +4,10 @@
  * cached, thread counts are capped, and binding either works or says it is
  * unsupported. On strings: the cgroup quota parsers and the usable-cores
  * rule, so that container limits are tested without a container. */
+#define _GNU_SOURCE /* pthread_getaffinity_np */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "../support/leak.h"
@@ -118,4 +120,17 @@ Test(machine, usable_rule)
     cr_assert_eq(rf__machine_usable(4, 16.0), 4, "a quota above the cores changes nothing");
     cr_assert_eq(rf__machine_usable(0, 0.0), 1, "at least one");
     rf_test_no_leaks();
+}
+
+Test(machine, bind_team_keeps_the_thread_on_the_usable_cores)
+{
+    rf_status rc = rf_machine_bind_team();
+    cr_assert(rc == RF_OK || rc == RF_EUNSUPPORTED, "bind_team: %s", rf_status_code(rc));
+    if (rc == RF_OK) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        cr_assert_eq(pthread_getaffinity_np(pthread_self(), sizeof set, &set), 0);
+        cr_assert_geq(CPU_COUNT(&set), 1);
+        cr_assert_leq(CPU_COUNT(&set), rf_machine()->pus, "no more CPUs than the process has");
+    }
 }

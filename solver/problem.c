@@ -173,26 +173,48 @@ int32_t rf_problem_node(const rf_problem_t *problem, const char *name)
 
 /* ---------------------------------------------------------------- paths */
 
+/* A field's path, kept as segments and written out only for an error:
+ * validating 16,384 nodes must not format 16,384 paths. Keys point at the
+ * problem's strings or at literals, which outlive the path. */
+#define S_PATH_SEGS 8
 typedef struct {
-    char b[S_PATH_CAP];
+    const char *key[S_PATH_SEGS]; /* NULL: the segment is idx[i] */
+    long idx[S_PATH_SEGS];
     int n;
 } s_path_t;
 
-static s_path_t *s_at(s_path_t *p, const char *key)
-{
-    p->b[0] = '\0';
-    p->n = rf__path_key(p->b, 0, S_PATH_CAP, key);
-    return p;
-}
 static s_path_t *s_key(s_path_t *p, const char *key)
 {
-    p->n = rf__path_key(p->b, p->n, S_PATH_CAP, key);
+    if (p->n < S_PATH_SEGS) {
+        p->key[p->n] = key;
+        p->n++;
+    }
     return p;
+}
+static s_path_t *s_at(s_path_t *p, const char *key)
+{
+    p->n = 0;
+    return s_key(p, key);
 }
 static s_path_t *s_idx(s_path_t *p, long i)
 {
-    p->n = rf__path_index(p->b, p->n, S_PATH_CAP, i);
+    if (p->n < S_PATH_SEGS) {
+        p->key[p->n] = NULL;
+        p->idx[p->n] = i;
+        p->n++;
+    }
     return p;
+}
+/* The path as text, in a per-thread buffer that rf_error_set copies at once. */
+static const char *s_str(const s_path_t *p)
+{
+    static _Thread_local char buf[S_PATH_CAP];
+    int len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < p->n; i++)
+        len =
+            p->key[i] ? rf__path_key(buf, len, S_PATH_CAP, p->key[i]) : rf__path_index(buf, len, S_PATH_CAP, p->idx[i]);
+    return buf;
 }
 /* "cluster.nodes[i]" */
 static s_path_t *s_node(s_path_t *p, int32_t i)
@@ -253,24 +275,24 @@ static rf_status s_check_labels(rf_label_t *labels, int32_t n, const s_path_t *b
 {
     s_path_t p = *base;
     if (n < 0 || (n > 0 && !labels))
-        return rf_error_set(err, RF_EINVAL, p.b, "bad label array");
+        return rf_error_set(err, RF_EINVAL, s_str(&p), "bad label array");
     if (n > lim->max_labels)
-        return rf_error_set(err, RF_ELIMIT, p.b, "has %d labels, more than max_labels (%d)", (int)n,
+        return rf_error_set(err, RF_ELIMIT, s_str(&p), "has %d labels, more than max_labels (%d)", (int)n,
                             (int)lim->max_labels);
     for (int32_t i = 0; i < n; i++) {
         if (!labels[i].key || !labels[i].key[0])
-            return rf_error_set(err, RF_ESCHEMA, p.b, "a label key must not be empty");
+            return rf_error_set(err, RF_ESCHEMA, s_str(&p), "a label key must not be empty");
         if (!labels[i].value)
             labels[i].value = "";
         if (!s_string_ok(labels[i].key, lim) || !s_string_ok(labels[i].value, lim))
-            return rf_error_set(err, RF_ELIMIT, s_key(&p, labels[i].key)->b, "longer than max_string (%d)",
+            return rf_error_set(err, RF_ELIMIT, s_str(s_key(&p, labels[i].key)), "longer than max_string (%d)",
                                 (int)lim->max_string);
     }
     if (n > 1)
         qsort(labels, (size_t)n, sizeof *labels, s_label_cmp);
     for (int32_t i = 1; i < n; i++)
         if (strcmp(labels[i - 1].key, labels[i].key) == 0)
-            return rf_error_set(err, RF_ESCHEMA, s_key(&p, labels[i].key)->b, "duplicate key");
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(&p, labels[i].key)), "duplicate key");
     return RF_OK;
 }
 
@@ -284,7 +306,7 @@ static rf_status s_check_qty(const rf_problem_t *prob, const int64_t *q, const s
             continue;
         if (q[r] < 0 || q[r] > RF_QTY_MAX) {
             s_path_t p = *base;
-            return rf_error_set(err, RF_ESCHEMA, s_key(&p, prob->resources[r])->b,
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(&p, prob->resources[r])),
                                 q[r] < 0 ? "must not be negative" : "is above 2^62 base units");
         }
     }
@@ -300,7 +322,7 @@ static bool s_effect_ok(rf_effect e)
 static rf_status s_check_level_index(const rf_problem_t *prob, int32_t level, const s_path_t *p, rf_error_t *err)
 {
     if (level < -1 || level >= prob->n_levels)
-        return rf_error_set(err, RF_ESCHEMA, p->b, "level index %d is not a level", (int)level);
+        return rf_error_set(err, RF_ESCHEMA, s_str(p), "level index %d is not a level", (int)level);
     return RF_OK;
 }
 
@@ -311,10 +333,10 @@ rf_status rf_problem_index_nodes(rf_problem_t *problem, rf_error_t *err)
     s_path_t p;
     int32_t n = problem->n_nodes;
     if (n < 0 || (n > 0 && !problem->nodes))
-        return rf_error_set(err, RF_EINVAL, s_key(s_at(&p, "cluster"), "nodes")->b, "bad node array");
+        return rf_error_set(err, RF_EINVAL, s_str(s_key(s_at(&p, "cluster"), "nodes")), "bad node array");
     for (int32_t i = 0; i < n; i++)
         if (!problem->nodes[i].name || !problem->nodes[i].name[0])
-            return rf_error_set(err, RF_ESCHEMA, s_key(s_node(&p, i), "name")->b, "must not be empty");
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_node(&p, i), "name")), "must not be empty");
     int32_t *index = rf__arena_alloc(problem->arena, (size_t)(n ? n : 1) * sizeof *index);
     s_named_t *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
     if (!index || !tmp) {
@@ -337,7 +359,7 @@ rf_status rf_problem_index_nodes(rf_problem_t *problem, rf_error_t *err)
     free(tmp);
     if (dup >= 0) {
         problem->node_by_name = NULL;
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_node(&p, dup), "name")->b,
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_node(&p, dup), "name")),
                             "duplicate name \"%.200s\" (also cluster.nodes[%d])", problem->nodes[dup].name, (int)first);
     }
     problem->node_by_name = index;
@@ -350,24 +372,24 @@ static rf_status s_validate_cluster(rf_problem_t *prob, const rf_limits_t *lim, 
 
     /* levels */
     if (prob->n_levels < 1 || !prob->levels)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "cluster"), "levels")->b,
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_at(&p, "cluster"), "levels")),
                             "must list 1 to %d levels, not %d", RF_MAX_LEVELS, (int)prob->n_levels);
     if (prob->n_levels > RF_MAX_LEVELS)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "cluster"), "levels")->b, "has %d levels, more than %d",
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_at(&p, "cluster"), "levels")), "has %d levels, more than %d",
                             (int)prob->n_levels, RF_MAX_LEVELS);
     for (int32_t l = 0; l < prob->n_levels; l++) {
         const char *key = prob->levels[l];
         s_idx(s_key(s_at(&p, "cluster"), "levels"), l);
         if (!key || !key[0])
-            return rf_error_set(err, RF_ESCHEMA, p.b, "must not be empty");
+            return rf_error_set(err, RF_ESCHEMA, s_str(&p), "must not be empty");
         if (!s_string_ok(key, lim))
-            return rf_error_set(err, RF_ELIMIT, p.b, "longer than max_string (%d)", (int)lim->max_string);
+            return rf_error_set(err, RF_ELIMIT, s_str(&p), "longer than max_string (%d)", (int)lim->max_string);
         for (int32_t k = 0; k < l; k++)
             if (strcmp(prob->levels[k], key) == 0)
-                return rf_error_set(err, RF_ESCHEMA, p.b, "duplicate level \"%.200s\" (also cluster.levels[%d])", key,
-                                    (int)k);
+                return rf_error_set(err, RF_ESCHEMA, s_str(&p), "duplicate level \"%.200s\" (also cluster.levels[%d])",
+                                    key, (int)k);
         if (strcmp(key, RF_HOSTNAME_LABEL) == 0 && l != prob->n_levels - 1)
-            return rf_error_set(err, RF_ESCHEMA, p.b, "%s must be the last level", RF_HOSTNAME_LABEL);
+            return rf_error_set(err, RF_ESCHEMA, s_str(&p), "%s must be the last level", RF_HOSTNAME_LABEL);
     }
 
     /* level_costs: default 10^(levels above the last) */
@@ -381,7 +403,7 @@ static rf_status s_validate_cluster(rf_problem_t *prob, const rf_limits_t *lim, 
     }
     for (int32_t l = 0; l < prob->n_levels; l++)
         if (!isfinite(prob->level_costs[l]) || prob->level_costs[l] < 0)
-            return rf_error_set(err, RF_ESCHEMA, s_idx(s_key(s_at(&p, "cluster"), "level_costs"), l)->b,
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_idx(s_key(s_at(&p, "cluster"), "level_costs"), l)),
                                 "must be a finite number >= 0");
 
     /* resources */
@@ -401,13 +423,13 @@ static rf_status s_validate_cluster(rf_problem_t *prob, const rf_limits_t *lim, 
 
     /* nodes */
     if (prob->n_nodes > lim->max_nodes)
-        return rf_error_set(err, RF_ELIMIT, s_key(s_at(&p, "cluster"), "nodes")->b,
+        return rf_error_set(err, RF_ELIMIT, s_str(s_key(s_at(&p, "cluster"), "nodes")),
                             "has %d nodes, more than max_nodes (%d)", (int)prob->n_nodes, (int)lim->max_nodes);
     RF_CALL(rf_problem_index_nodes(prob, err));
     for (int32_t i = 0; i < prob->n_nodes; i++) {
         rf_node_t *node = &prob->nodes[i];
         if (!s_string_ok(node->name, lim))
-            return rf_error_set(err, RF_ELIMIT, s_key(s_node(&p, i), "name")->b, "longer than max_string (%d)",
+            return rf_error_set(err, RF_ELIMIT, s_str(s_key(s_node(&p, i), "name")), "longer than max_string (%d)",
                                 (int)lim->max_string);
         RF_CALL(s_check_labels(node->labels, node->n_labels, s_key(s_node(&p, i), "labels"), lim, err));
         if (!node->allocatable) {
@@ -424,19 +446,19 @@ static rf_status s_validate_cluster(rf_problem_t *prob, const rf_limits_t *lim, 
         RF_CALL(s_check_qty(prob, node->allocatable, s_key(s_node(&p, i), "allocatable"), true, err));
         RF_CALL(s_check_qty(prob, node->used, s_key(s_node(&p, i), "used"), false, err));
         if (node->n_taints < 0 || (node->n_taints > 0 && !node->taints))
-            return rf_error_set(err, RF_EINVAL, s_key(s_node(&p, i), "taints")->b, "bad taint array");
+            return rf_error_set(err, RF_EINVAL, s_str(s_key(s_node(&p, i), "taints")), "bad taint array");
         if (node->n_taints > lim->max_taints)
-            return rf_error_set(err, RF_ELIMIT, s_key(s_node(&p, i), "taints")->b,
+            return rf_error_set(err, RF_ELIMIT, s_str(s_key(s_node(&p, i), "taints")),
                                 "has %d taints, more than max_taints (%d)", (int)node->n_taints, (int)lim->max_taints);
         for (int32_t t = 0; t < node->n_taints; t++) {
             rf_taint_t *taint = &node->taints[t];
             if (!taint->key || !taint->key[0])
-                return rf_error_set(err, RF_ESCHEMA, s_key(s_idx(s_key(s_node(&p, i), "taints"), t), "key")->b,
+                return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_idx(s_key(s_node(&p, i), "taints"), t), "key")),
                                     "must not be empty");
             if (!taint->value)
                 taint->value = "";
             if (taint->effect == RF_EFFECT_NONE || !s_effect_ok(taint->effect))
-                return rf_error_set(err, RF_ESCHEMA, s_key(s_idx(s_key(s_node(&p, i), "taints"), t), "effect")->b,
+                return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_idx(s_key(s_node(&p, i), "taints"), t), "effect")),
                                     "must be NoSchedule, PreferNoSchedule or NoExecute");
         }
     }
@@ -448,24 +470,24 @@ static rf_status s_validate_bound(rf_problem_t *prob, rf_pod_set_t *ps, int32_t 
 {
     s_path_t p;
     if (ps->n_bound < 0 || (ps->n_bound > 0 && !ps->bound))
-        return rf_error_set(err, RF_EINVAL, s_key(s_ps(&p, g, j), "bound")->b, "bad bound array");
+        return rf_error_set(err, RF_EINVAL, s_str(s_key(s_ps(&p, g, j), "bound")), "bad bound array");
     if (ps->n_bound > lim->max_bound)
-        return rf_error_set(err, RF_ELIMIT, s_key(s_ps(&p, g, j), "bound")->b,
+        return rf_error_set(err, RF_ELIMIT, s_str(s_key(s_ps(&p, g, j), "bound")),
                             "has %d entries, more than max_bound (%d)", (int)ps->n_bound, (int)lim->max_bound);
     int64_t total = 0;
     int32_t with_ranks = 0;
     for (int32_t b = 0; b < ps->n_bound; b++) {
         const rf_bound_t *bd = &ps->bound[b];
         if (bd->node < 0 || bd->node >= prob->n_nodes)
-            return rf_error_set(err, RF_ESCHEMA, s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "node")->b,
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "node")),
                                 "node index %d is not a node", (int)bd->node);
         for (int32_t k = 0; k < b; k++)
             if (ps->bound[k].node == bd->node)
-                return rf_error_set(err, RF_ESCHEMA, s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "node")->b,
+                return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "node")),
                                     "node \"%.200s\" is already listed in bound[%d]", prob->nodes[bd->node].name,
                                     (int)k);
         if (bd->count <= 0)
-            return rf_error_set(err, RF_ESCHEMA, s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "count")->b,
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "count")),
                                 "must be > 0");
         total += bd->count;
         if (bd->ranks)
@@ -473,18 +495,18 @@ static rf_status s_validate_bound(rf_problem_t *prob, rf_pod_set_t *ps, int32_t 
         for (int32_t r = 0; bd->ranks && r < bd->count; r++)
             if (bd->ranks[r] < 0 || bd->ranks[r] >= ps->count)
                 return rf_error_set(err, RF_ESCHEMA,
-                                    s_idx(s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "ranks"), r)->b,
+                                    s_str(s_idx(s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "ranks"), r)),
                                     "rank %d is out of range: the pod set's ranks are 0 to %lld", (int)bd->ranks[r],
                                     (long long)ps->count - 1);
     }
     if (total > ps->count)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "bound")->b,
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_ps(&p, g, j), "bound")),
                             "lists %lld bound pods, more than count (%lld)", (long long)total, (long long)ps->count);
     ps->n_bound_pods = total;
     if (with_ranks == 0)
         return RF_OK;
     if (with_ranks != ps->n_bound)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "bound")->b,
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_ps(&p, g, j), "bound")),
                             "either every entry gives its ranks or none does");
     /* Ranks are distinct across the whole pod set: sort (rank, position). */
     int32_t *all = malloc((size_t)total * 2 * sizeof *all);
@@ -517,7 +539,8 @@ static rf_status s_validate_bound(rf_problem_t *prob, rf_pod_set_t *ps, int32_t 
         dup_pos -= ps->bound[b].count;
         b++;
     }
-    return rf_error_set(err, RF_ESCHEMA, s_idx(s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "ranks"), dup_pos)->b,
+    return rf_error_set(err, RF_ESCHEMA,
+                        s_str(s_idx(s_key(s_idx(s_key(s_ps(&p, g, j), "bound"), b), "ranks"), dup_pos)),
                         "rank %d is listed twice", (int)dup_rank);
 }
 
@@ -528,28 +551,28 @@ static rf_status s_validate_pod_set(rf_problem_t *prob, rf_gang_t *gang, int32_t
     rf_pod_set_t *ps = &gang->pod_sets[j];
 
     if (!ps->name || !ps->name[0])
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "name")->b, "must not be empty");
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_ps(&p, g, j), "name")), "must not be empty");
     if (!s_string_ok(ps->name, lim))
-        return rf_error_set(err, RF_ELIMIT, s_key(s_ps(&p, g, j), "name")->b, "longer than max_string (%d)",
+        return rf_error_set(err, RF_ELIMIT, s_str(s_key(s_ps(&p, g, j), "name")), "longer than max_string (%d)",
                             (int)lim->max_string);
     for (int32_t k = 0; k < j; k++)
         if (strcmp(gang->pod_sets[k].name, ps->name) == 0)
-            return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "name")->b,
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_ps(&p, g, j), "name")),
                                 "duplicate name \"%.200s\" (also gangs[%d].pod_sets[%d])", ps->name, (int)g, (int)k);
 
     /* count, min_count */
     if (ps->count < 1)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "count")->b, "must be >= 1");
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_ps(&p, g, j), "count")), "must be >= 1");
     if (ps->count > lim->max_pods)
-        return rf_error_set(err, RF_ELIMIT, s_key(s_ps(&p, g, j), "count")->b, "%lld is more than max_pods (%lld)",
+        return rf_error_set(err, RF_ELIMIT, s_str(s_key(s_ps(&p, g, j), "count")), "%lld is more than max_pods (%lld)",
                             (long long)ps->count, (long long)lim->max_pods);
     if (ps->count > INT32_MAX)
-        return rf_error_set(err, RF_ELIMIT, s_key(s_ps(&p, g, j), "count")->b, "must be at most %d", INT32_MAX);
+        return rf_error_set(err, RF_ELIMIT, s_str(s_key(s_ps(&p, g, j), "count")), "must be at most %d", INT32_MAX);
     if (ps->min_count < 0)
         ps->min_count = ps->count;
     if (ps->min_count > ps->count)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_ps(&p, g, j), "min_count")->b, "%lld is more than count (%lld)",
-                            (long long)ps->min_count, (long long)ps->count);
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_ps(&p, g, j), "min_count")),
+                            "%lld is more than count (%lld)", (long long)ps->min_count, (long long)ps->count);
 
     /* requests: pods is always 1 */
     if (!ps->requests) {
@@ -558,7 +581,7 @@ static rf_status s_validate_pod_set(rf_problem_t *prob, rf_gang_t *gang, int32_t
             return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     }
     if (ps->requests[RF_RES_PODS] != 0 && ps->requests[RF_RES_PODS] != 1)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_key(s_ps(&p, g, j), "requests"), "pods")->b,
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_key(s_ps(&p, g, j), "requests"), "pods")),
                             "is implied (every pod uses pods: 1) and must not be given");
     ps->requests[RF_RES_PODS] = 1;
     RF_CALL(s_check_qty(prob, ps->requests, s_key(s_ps(&p, g, j), "requests"), false, err));
@@ -567,9 +590,9 @@ static rf_status s_validate_pod_set(rf_problem_t *prob, rf_gang_t *gang, int32_t
 
     /* tolerations */
     if (ps->n_tolerations < 0 || (ps->n_tolerations > 0 && !ps->tolerations))
-        return rf_error_set(err, RF_EINVAL, s_key(s_ps(&p, g, j), "tolerations")->b, "bad toleration array");
+        return rf_error_set(err, RF_EINVAL, s_str(s_key(s_ps(&p, g, j), "tolerations")), "bad toleration array");
     if (ps->n_tolerations > lim->max_taints)
-        return rf_error_set(err, RF_ELIMIT, s_key(s_ps(&p, g, j), "tolerations")->b,
+        return rf_error_set(err, RF_ELIMIT, s_str(s_key(s_ps(&p, g, j), "tolerations")),
                             "has %d tolerations, more than max_taints (%d)", (int)ps->n_tolerations,
                             (int)lim->max_taints);
     for (int32_t t = 0; t < ps->n_tolerations; t++) {
@@ -580,14 +603,14 @@ static rf_status s_validate_pod_set(rf_problem_t *prob, rf_gang_t *gang, int32_t
         if (!tol->value)
             tol->value = "";
         if (tol->op != RF_TOL_EQUAL && tol->op != RF_TOL_EXISTS)
-            return rf_error_set(err, RF_ESCHEMA, s_key(&p, "operator")->b, "must be Equal or Exists");
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(&p, "operator")), "must be Equal or Exists");
         if (!s_effect_ok(tol->effect))
-            return rf_error_set(err, RF_ESCHEMA, s_key(&p, "effect")->b,
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(&p, "effect")),
                                 "must be \"\", NoSchedule, PreferNoSchedule or NoExecute");
         if (tol->op == RF_TOL_EXISTS && tol->value[0])
-            return rf_error_set(err, RF_ESCHEMA, s_key(&p, "value")->b, "must be empty when operator is Exists");
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(&p, "value")), "must be empty when operator is Exists");
         if (tol->op == RF_TOL_EQUAL && !tol->key[0])
-            return rf_error_set(err, RF_ESCHEMA, s_key(&p, "key")->b,
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(&p, "key")),
                                 "must not be empty when operator is Equal (use Exists to tolerate every taint)");
     }
 
@@ -597,34 +620,35 @@ static rf_status s_validate_pod_set(rf_problem_t *prob, rf_gang_t *gang, int32_t
     RF_CALL(
         s_check_level_index(prob, ps->topology.preferred, s_key(s_key(s_ps(&p, g, j), "topology"), "preferred"), err));
     if (ps->topology.preferred >= 0 && ps->topology.required >= 0 && ps->topology.preferred < ps->topology.required)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_key(s_ps(&p, g, j), "topology"), "preferred")->b,
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_key(s_ps(&p, g, j), "topology"), "preferred")),
                             "level \"%.200s\" is coarser than the required level \"%.200s\"",
                             prob->levels[ps->topology.preferred], prob->levels[ps->topology.required]);
     if (ps->topology.required >= 0 && gang->topology.required >= 0 && ps->topology.required < gang->topology.required)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_key(s_ps(&p, g, j), "topology"), "required")->b,
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_key(s_ps(&p, g, j), "topology"), "required")),
                             "level \"%.200s\" is above the gang's required level \"%.200s\"",
                             prob->levels[ps->topology.required], prob->levels[gang->topology.required]);
 
     /* slice */
     if (ps->slice.size < 0)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_key(s_ps(&p, g, j), "slice"), "size")->b, "must be > 0");
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_key(s_ps(&p, g, j), "slice"), "size")), "must be > 0");
     if (ps->slice.size > 0) {
         s_key(s_key(s_ps(&p, g, j), "slice"), "required");
         if (ps->slice.level < 0 || ps->slice.level >= prob->n_levels)
-            return rf_error_set(err, RF_ESCHEMA, p.b, "level index %d is not a level", (int)ps->slice.level);
+            return rf_error_set(err, RF_ESCHEMA, s_str(&p), "level index %d is not a level", (int)ps->slice.level);
         if (gang->topology.required >= 0 && ps->slice.level < gang->topology.required)
-            return rf_error_set(err, RF_ESCHEMA, p.b, "level \"%.200s\" is above the gang's required level \"%.200s\"",
+            return rf_error_set(err, RF_ESCHEMA, s_str(&p),
+                                "level \"%.200s\" is above the gang's required level \"%.200s\"",
                                 prob->levels[ps->slice.level], prob->levels[gang->topology.required]);
         if (ps->topology.required >= 0 && ps->slice.level < ps->topology.required)
-            return rf_error_set(err, RF_ESCHEMA, p.b,
+            return rf_error_set(err, RF_ESCHEMA, s_str(&p),
                                 "level \"%.200s\" is above the pod set's required level \"%.200s\"",
                                 prob->levels[ps->slice.level], prob->levels[ps->topology.required]);
         s_key(s_key(s_ps(&p, g, j), "slice"), "size");
         if (ps->count % ps->slice.size != 0)
-            return rf_error_set(err, RF_ESCHEMA, p.b, "%d does not divide count (%lld)", (int)ps->slice.size,
+            return rf_error_set(err, RF_ESCHEMA, s_str(&p), "%d does not divide count (%lld)", (int)ps->slice.size,
                                 (long long)ps->count);
         if (ps->min_count % ps->slice.size != 0)
-            return rf_error_set(err, RF_ESCHEMA, p.b, "%d does not divide min_count (%lld)", (int)ps->slice.size,
+            return rf_error_set(err, RF_ESCHEMA, s_str(&p), "%d does not divide min_count (%lld)", (int)ps->slice.size,
                                 (long long)ps->min_count);
     }
 
@@ -635,32 +659,34 @@ static rf_status s_validate_gangs(rf_problem_t *prob, const rf_limits_t *lim, rf
 {
     s_path_t p;
     if (prob->n_gangs < 0 || (prob->n_gangs > 0 && !prob->gangs))
-        return rf_error_set(err, RF_EINVAL, s_at(&p, "gangs")->b, "bad gang array");
+        return rf_error_set(err, RF_EINVAL, s_str(s_at(&p, "gangs")), "bad gang array");
     if (prob->n_gangs > lim->max_gangs)
-        return rf_error_set(err, RF_ELIMIT, s_at(&p, "gangs")->b, "has %d gangs, more than max_gangs (%d)",
+        return rf_error_set(err, RF_ELIMIT, s_str(s_at(&p, "gangs")), "has %d gangs, more than max_gangs (%d)",
                             (int)prob->n_gangs, (int)lim->max_gangs);
     for (int32_t g = 0; g < prob->n_gangs; g++) {
         rf_gang_t *gang = &prob->gangs[g];
         if (!gang->name || !gang->name[0])
-            return rf_error_set(err, RF_ESCHEMA, s_key(s_gang(&p, g), "name")->b, "must not be empty");
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_gang(&p, g), "name")), "must not be empty");
         if (!s_string_ok(gang->name, lim))
-            return rf_error_set(err, RF_ELIMIT, s_key(s_gang(&p, g), "name")->b, "longer than max_string (%d)",
+            return rf_error_set(err, RF_ELIMIT, s_str(s_key(s_gang(&p, g), "name")), "longer than max_string (%d)",
                                 (int)lim->max_string);
         if (!isfinite(gang->bandwidth) || gang->bandwidth < 0)
-            return rf_error_set(err, RF_ESCHEMA, s_key(s_gang(&p, g), "bandwidth")->b, "must be a finite number >= 0");
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_gang(&p, g), "bandwidth")),
+                                "must be a finite number >= 0");
         RF_CALL(s_check_level_index(prob, gang->topology.required, s_key(s_key(s_gang(&p, g), "topology"), "required"),
                                     err));
         RF_CALL(s_check_level_index(prob, gang->topology.preferred,
                                     s_key(s_key(s_gang(&p, g), "topology"), "preferred"), err));
         if (gang->topology.preferred >= 0 && gang->topology.required >= 0 &&
             gang->topology.preferred < gang->topology.required)
-            return rf_error_set(err, RF_ESCHEMA, s_key(s_key(s_gang(&p, g), "topology"), "preferred")->b,
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_key(s_gang(&p, g), "topology"), "preferred")),
                                 "level \"%.200s\" is coarser than the required level \"%.200s\"",
                                 prob->levels[gang->topology.preferred], prob->levels[gang->topology.required]);
         if (gang->n_pod_sets < 1 || !gang->pod_sets)
-            return rf_error_set(err, RF_ESCHEMA, s_key(s_gang(&p, g), "pod_sets")->b, "must list at least one pod set");
+            return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_gang(&p, g), "pod_sets")),
+                                "must list at least one pod set");
         if (gang->n_pod_sets > lim->max_pod_sets)
-            return rf_error_set(err, RF_ELIMIT, s_key(s_gang(&p, g), "pod_sets")->b,
+            return rf_error_set(err, RF_ELIMIT, s_str(s_key(s_gang(&p, g), "pod_sets")),
                                 "has %d pod sets, more than max_pod_sets (%d)", (int)gang->n_pod_sets,
                                 (int)lim->max_pod_sets);
         for (int32_t j = 0; j < gang->n_pod_sets; j++)
@@ -684,7 +710,7 @@ static rf_status s_validate_gangs(rf_problem_t *prob, const rf_limits_t *lim, rf
         }
     free(tmp);
     if (dup >= 0)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_gang(&p, dup), "name")->b,
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_gang(&p, dup), "name")),
                             "duplicate name \"%.200s\" (also gangs[%d])", prob->gangs[dup].name, (int)first);
     return RF_OK;
 }
@@ -694,17 +720,18 @@ static rf_status s_validate_options(rf_problem_t *prob, const rf_limits_t *lim, 
     s_path_t p;
     rf_options_t *o = &prob->options;
     if (o->mode != RF_MODE_AUTO && o->mode != RF_MODE_GREEDY && o->mode != RF_MODE_ILP)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "options"), "mode")->b, "must be greedy, ilp or auto");
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_at(&p, "options"), "mode")), "must be greedy, ilp or auto");
     if (o->admission != RF_ADMIT_VALUE && o->admission != RF_ADMIT_ORDERED)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "options"), "admission")->b, "must be value or ordered");
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_at(&p, "options"), "admission")),
+                            "must be value or ordered");
     if (o->time_limit_ms < 0)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "options"), "time_limit_ms")->b, "must be >= 0");
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_at(&p, "options"), "time_limit_ms")), "must be >= 0");
     if (o->threads < 0)
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "options"), "threads")->b, "must be >= 0");
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_at(&p, "options"), "threads")), "must be >= 0");
     if (!o->value_resource_name)
         o->value_resource_name = S_DEFAULT_VALUE_RESOURCE;
     if (!o->value_resource_name[0])
-        return rf_error_set(err, RF_ESCHEMA, s_key(s_at(&p, "options"), "value_resource")->b, "must not be empty");
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_at(&p, "options"), "value_resource")), "must not be empty");
 
     /* The value resource counts only if some node or request mentions it
      * (a column of zeros is the same as no column). */

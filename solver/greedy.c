@@ -119,6 +119,7 @@ typedef struct {
     int64_t best_len, best_cap;
     int64_t cur_off[65], best_off[65];
     bool failed_alloc;
+    bool kueue_only; /* Kueue's choices only: first fit, lowest level, its descent */
 } s_ctx_t;
 
 /* ---------------------------------------------------------------- helpers */
@@ -1053,7 +1054,7 @@ static bool s_search(s_ctx_t *c, const s_gang_t *gv, double *best_pen)
         }
         for (int32_t i = 0; i < n; i++)
             for (int strategy = S_KUEUE; strategy <= S_NODES; strategy++) {
-                if (strategy == S_NODES && l == c->L - 1)
+                if (strategy == S_NODES && (l == c->L - 1 || c->kueue_only))
                     continue;
                 double pen = s_try_anchor(c, gv, cand[i], strategy);
                 if (c->failed_alloc)
@@ -1061,6 +1062,11 @@ static bool s_search(s_ctx_t *c, const s_gang_t *gv, double *best_pen)
                 if (pen >= 0 && (best < 0 || pen < best - S_EPS)) {
                     best = pen;
                     s_save_best(c, gv->n_ps);
+                }
+                if (c->kueue_only && best >= 0) {
+                    /* Kueue's choice: the first that fits, lowest level first */
+                    *best_pen = best;
+                    return true;
                 }
             }
         if (l >= 0)
@@ -1549,6 +1555,7 @@ rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order gorder, b
     rf_status rc = s_ctx_init(&c, pb, err);
     if (rc != RF_OK)
         goto done;
+    c.kueue_only = gorder == RF__ORDER_KUEUE;
     for (int32_t g = 0; g < pb->n_gangs; g++)
         if (pb->gangs[g].n_pod_sets > 64) {
             rc = rf_error_set(err, RF_EUNSUPPORTED, "", "gang %s: more than 64 pod sets", pb->gangs[g].name);
@@ -1574,7 +1581,7 @@ rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order gorder, b
     }
     bool ordered = pb->options.admission == RF_ADMIT_ORDERED;
     qsort(order, (size_t)pb->n_gangs, sizeof *order,
-          ordered || gorder == RF__ORDER_QUEUE ? s_cmp_ordered : s_cmp_value);
+          ordered || gorder != RF__ORDER_VALUE ? s_cmp_ordered : s_cmp_value);
     int32_t blocked_by = -1;
     int64_t blocked_prio = 0;
     for (int32_t i = 0; i < pb->n_gangs; i++) {

@@ -10,7 +10,9 @@
 
 typedef enum {
     RF__ORDER_VALUE = 0, /* within a priority, larger gangs first */
-    RF__ORDER_QUEUE      /* within a priority, problem order */
+    RF__ORDER_QUEUE,     /* within a priority, problem order */
+    RF__ORDER_KUEUE      /* problem order and Kueue's own choices (first fit at the lowest level, its
+                          * descent): an answer no worse than Kueue's placer, for ilp and auto to start from */
 } rf__greedy_order;
 
 /* One greedy pass over the batch in the given order (`ordered` admission

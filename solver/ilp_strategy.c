@@ -96,8 +96,12 @@ static int32_t s_threads(const rf_problem_t *pb, const rf_solve_opts_t *opts)
     return rf_machine_threads(t);
 }
 
-/* The better of the two greedy passes (the value order on ties); the other
- * in *other when both ran. gang_lb[n_gangs] gets each gang's own bound. */
+/* The best of three greedy passes (larger gangs first; queue order; queue
+ * order with Kueue's own choices), each polished, earlier passes winning
+ * ties; the runner-up in *other when more than one ran. Later passes run
+ * only while time allows one more. gang_lb[n_gangs] gets each gang's own
+ * bound. Starting from the Kueue-style pass makes ilp and auto never worse
+ * than Kueue's placer on the whole batch, not only gang by gang. */
 static rf_status s_greedy_best(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *out, rf_answer_t **other,
                                double *gang_lb, rf_error_t *err)
 {
@@ -105,28 +109,38 @@ static rf_status s_greedy_best(const rf_problem_t *pb, s_clock_t *ck, rf_answer_
     double t0 = rf_now_ms();
     RF_CALL(rf__greedy_solve_lb(pb, RF__ORDER_VALUE, true, out, gang_lb, err));
     ck->greedy_ms = rf_now_ms() - t0;
-    if (out->summary.optimal || pb->options.admission == RF_ADMIT_ORDERED || !s_time_for(ck, ck->greedy_ms))
+    if (out->summary.optimal)
         return RF_OK;
-    rf_answer_t *b = rf_answer_new(pb);
-    if (!b)
-        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-    rf_status rc = rf__greedy_solve_lb(pb, RF__ORDER_QUEUE, true, b, NULL, err);
-    if (rc != RF_OK) {
-        rf_answer_destroy(&b);
-        return rc;
-    }
-    if (rf_answer_compare(b, out) < 0) {
-        /* keep the queue-order answer; the value-order one becomes "other" */
-        rf_answer_t *tmp = rf_answer_new(pb);
-        if (!tmp || rf_answer_copy(tmp, out) != RF_OK || rf_answer_copy(out, b) != RF_OK) {
-            rf_answer_destroy(&tmp);
-            rf_answer_destroy(&b);
+    const rf__greedy_order more[] = {RF__ORDER_QUEUE, RF__ORDER_KUEUE};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+        if (!s_time_for(ck, ck->greedy_ms) || (pb->options.admission == RF_ADMIT_ORDERED && more[i] == RF__ORDER_QUEUE))
+            continue; /* ordered admission: the value order already is the queue order */
+        rf_answer_t *b = rf_answer_new(pb);
+        if (!b)
             return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        rf_status rc = rf__greedy_solve_lb(pb, more[i], true, b, NULL, err);
+        if (rc != RF_OK) {
+            rf_answer_destroy(&b);
+            return rc;
         }
-        rf_answer_destroy(&b);
-        b = tmp;
+        if (rf_answer_compare(b, out) < 0) {
+            /* b is the new best; the old best becomes the runner-up */
+            rf_answer_t *tmp = rf_answer_new(pb);
+            if (!tmp || rf_answer_copy(tmp, out) != RF_OK || rf_answer_copy(out, b) != RF_OK) {
+                rf_answer_destroy(&tmp);
+                rf_answer_destroy(&b);
+                return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            }
+            rf_answer_destroy(&b);
+            b = tmp;
+        }
+        if (!*other || rf_answer_compare(b, *other) < 0) {
+            rf_answer_destroy(other);
+            *other = b;
+        } else {
+            rf_answer_destroy(&b);
+        }
     }
-    *other = b;
     return RF_OK;
 }
 

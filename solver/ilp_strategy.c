@@ -1,7 +1,8 @@
 /* solver/ilp_strategy.c: the strategies "ilp" and "auto".
  *
- * Both start from the greedy: two passes (larger gangs first, then queue
- * order), the better kept. That answer is the incumbent; it is returned as
+ * Both start from the greedy: up to three polished passes (larger gangs
+ * first; queue order; queue order with Kueue's own choices), the best kept.
+ * That answer is the incumbent; it is returned as
  * it is whenever nothing better is found, so neither mode is ever worse than
  * the greedy, and an answer is always there when the time limit strikes.
  *

@@ -531,6 +531,38 @@ static int s_cmp_pl_fit(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
+/* Insertion sort for the short lists of a descent (children of one domain,
+ * nodes of one leaf: tens of entries), qsort beyond. */
+static void s_sort_children(s_child_t *v, int32_t m, int (*cmp)(const void *, const void *))
+{
+    if (m > 48) {
+        qsort(v, (size_t)m, sizeof *v, cmp);
+        return;
+    }
+    for (int32_t i = 1; i < m; i++) {
+        s_child_t x = v[i];
+        int32_t j = i;
+        for (; j > 0 && cmp(&x, &v[j - 1]) < 0; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+static void s_sort_fits(s_pl_t *v, int32_t m)
+{
+    if (m > 48) {
+        qsort(v, (size_t)m, sizeof *v, s_cmp_pl_fit);
+        return;
+    }
+    for (int32_t i = 1; i < m; i++) {
+        s_pl_t x = v[i];
+        int32_t j = i;
+        for (; j > 0 && s_cmp_pl_fit(&x, &v[j - 1]) < 0; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 /* Units of the pod set that fit under domain d: slices when d is above the
  * slice level, pods otherwise. */
 static int64_t s_cap_units(const s_ctx_t *c, const s_psv_t *v, int32_t d, bool in_slices)
@@ -567,7 +599,7 @@ static bool s_descend(s_ctx_t *c, const s_psv_t *v, int32_t d, int64_t k, int st
                 c->leaf_scratch[m++] = (s_pl_t){n, f};
         }
         if (m > 1)
-            qsort(c->leaf_scratch, (size_t)m, sizeof *c->leaf_scratch, s_cmp_pl_fit);
+            s_sort_fits(c->leaf_scratch, m);
         int64_t left = k;
         int32_t j = 0;
         while (j < m && left > c->leaf_scratch[j].count)
@@ -625,7 +657,7 @@ static bool s_descend(s_ctx_t *c, const s_psv_t *v, int32_t d, int64_t k, int st
             return false;
         return s_descend(c, v, ch[bf].id, k, strategy);
     }
-    qsort(ch, (size_t)m, sizeof *ch, strategy == S_KUEUE ? s_cmp_child_cap : s_cmp_child_nodes);
+    s_sort_children(ch, m, strategy == S_KUEUE ? s_cmp_child_cap : s_cmp_child_nodes);
     int64_t left = ku;
     int32_t j = 0;
     while (j < m && left > ch[j].cap)

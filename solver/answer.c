@@ -148,7 +148,6 @@ static uint32_t s_hash(const char *s, int32_t parent)
     return h;
 }
 
-
 /* dom[n * n_levels + l] = id of node n's domain at level l; ids are unique
  * across levels and < n_nodes * n_levels. */
 static rf_status s_domain_ids(const rf_problem_t *p, int32_t *dom, int32_t *n_ids)

@@ -504,6 +504,8 @@ static rf_status s_run_ilp(const rf_problem_t *pb, const rf_solve_opts_t *opts, 
     if (!proven)
         bound = fmax(bound, s_gang_bounds(pb, &ck, ans, gang_lb, threads));
     ans->summary.penalty_bound = fmin(bound, ans->summary.penalty);
+    if (ans->summary.penalty - ans->summary.penalty_bound <= 1e-6 * fmax(1.0, ans->summary.penalty))
+        ans->summary.penalty_bound = ans->summary.penalty; /* GLPK's bound to within its tolerance */
     ans->summary.optimal = proven && ans->summary.penalty <= ans->summary.penalty_bound + 1e-6;
     ans->summary.mode_used = "ilp";
 done:

@@ -755,6 +755,7 @@ static int s_suite(s_cfg_t *cfg, int argc, char **argv, bool full)
 
 int bench_service_main(int argc, char **argv); /* bench/service.c */
 int bench_ilp_main(int argc, char **argv);     /* bench/ilp.c */
+int bench_watch_main(int argc, char **argv);   /* bench/watch.c */
 
 int main(int argc, char **argv)
 {
@@ -786,6 +787,8 @@ int main(int argc, char **argv)
         return bench_service_main(argc, argv);
     if (strcmp(cmd, "ilp") == 0)
         return bench_ilp_main(argc, argv);
+    if (strcmp(cmd, "watch") == 0)
+        return bench_watch_main(argc, argv);
     s_die(2, "unknown command %s\n%s", cmd, s_usage);
     return 2;
 }

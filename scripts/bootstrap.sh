@@ -27,6 +27,7 @@ packages=(
     python3              # test helpers
     python3-zmq          # service integration tests
     python3-msgpack      # service integration tests
+    python3-yaml         # the watcher's deploy/ test (manifests rendered and checked)
 )
 
 missing=()

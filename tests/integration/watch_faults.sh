@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# tests/integration/watch_faults.sh: rackfit-watch survives what the API
+# server does to it, and never leaves a gang partly bound:
+# - bindings failing for a passing reason (503, 429 with Retry-After) are
+#   retried and the gang is bound whole;
+# - a binding that keeps failing mid-gang rolls the gang back (the bound pods
+#   are deleted with a uid precondition, their controller recreates them) and
+#   the gang is bound whole on a later attempt, after a backoff;
+# - a pod the kubelet rejects (OutOfcpu) rolls its gang back the same way;
+# - watch streams cut mid-way, and resourceVersions compacted away (410 Gone,
+#   as an ERROR event and as an HTTP status), are survived: gangs created
+#   afterwards are still bound;
+# - at the end: no node over capacity, no partial gang.
+#   bash watch_faults.sh BIN_DIR SOURCE_DIR
+source "$(dirname "$0")/watch_lib.bash"
+
+counter() { ctl state | "$py" -c "import json,sys; print(json.load(sys.stdin)['counters'].get('$1', 0))"; }
+at_least() { (($(counter "$1") >= $2)); }
+in_log() { grep -q "$1" "$work/watch.a.log"; }
+wait_for() { # wait_for SECONDS CMD...
+    local end=$((SECONDS + $1))
+    shift
+    while ((SECONDS < end)); do "$@" && return 0; sleep 0.2; done
+    "$@"
+}
+
+emu_start --bookmark-interval 0.5
+rfd_start
+ctl nodes --blocks 2 --racks 2 --hosts 4 --gpu 8 >/dev/null
+watch_start a --backoff-base-s 0.3 --backoff-cap-s 2 --max-retries 3 --qps 500 --burst 100
+
+# passing failures: retried
+ctl faults '{"bind_fail": {"^tr-3$": {"status": 503, "times": 2}}}' >/dev/null
+ctl gang tr --pods 4 --gpu 1 --podgroup 4 --recreate >/dev/null
+expect "503s on a binding are retried: the gang is bound" ctl wait-bound default tr 4 --timeout 20
+expect "... after the 2 injected failures" at_least bind_injected_503 2
+ctl faults '{"bind_fail": null, "throttle": {"every": 3, "retry_after": 0.2, "path_re": "binding$", "method": "POST"}}' >/dev/null
+ctl gang thr --pods 16 --gpu 1 --podgroup 16 --recreate >/dev/null
+expect "429s with Retry-After are waited out: the gang is bound" ctl wait-bound default thr 16 --timeout 20
+expect "... after being throttled" at_least throttled 3
+ctl faults '{"throttle": null}' >/dev/null
+
+# a failure that outlasts the retries: rollback, then a later attempt binds it whole
+ctl faults '{"bind_fail": {"^bad-5$": {"status": 500, "times": 4}}}' >/dev/null
+ctl gang bad --pods 8 --gpu 2 --podgroup 8 --recreate >/dev/null
+expect "a binding failing mid-gang: the bound pods are deleted" wait_for 20 at_least "delete pods" 7
+expect "... and recreated by their controller" wait_for 20 at_least recreated 7
+expect "... and the gang is bound whole on a later attempt" ctl wait-bound default bad 8 --timeout 30
+expect "... the watcher logged the rollback" in_log "gang default/bad: rolled back"
+ctl faults '{"bind_fail": null}' >/dev/null
+
+# the kubelet rejects a pod: rollback
+ctl faults '{"kubelet_reject": {"^kr-2$": "OutOfcpu"}}' >/dev/null
+ctl gang kr --pods 4 --gpu 1 --podgroup 4 --recreate >/dev/null
+expect "a pod the kubelet rejects rolls its gang back" wait_for 20 in_log "the kubelet rejected pod default/kr-2: OutOfcpu"
+ctl faults '{"kubelet_reject": null}' >/dev/null
+expect "... and the gang is admitted on a later attempt" ctl wait-phase default kr Running 4 --timeout 30
+
+# watch streams cut every 0.7 s
+ctl faults '{"drop_watch_after": 0.7}' >/dev/null
+sleep 1.5
+ctl gang dr --pods 8 --gpu 1 --podgroup 8 --recreate >/dev/null
+expect "with watch streams cut, a new gang is still bound" ctl wait-bound default dr 8 --timeout 20
+expect "... streams were cut" at_least dropped 3
+ctl faults '{"drop_watch_after": null}' >/dev/null
+
+# 410 Gone: history compacted, streams cut
+ctl compact >/dev/null
+expect "410 Gone (ERROR event): the watcher lists again" wait_for 20 in_log "is gone (410): listing again"
+ctl gang gn --pods 4 --gpu 1 --podgroup 4 --recreate >/dev/null
+expect "... and binds a gang created afterwards" ctl wait-bound default gn 4 --timeout 20
+ctl faults '{"gone_as_http": true}' >/dev/null
+n410=$(counter gone)
+ctl compact >/dev/null
+expect "410 Gone (HTTP status): survived too" wait_for 20 at_least gone $((n410 + 1))
+ctl gang gh --pods 4 --gpu 1 --podgroup 4 --recreate >/dev/null
+expect "... and a gang created afterwards is bound" ctl wait-bound default gh 4 --timeout 20
+
+sleep 1
+expect "no node over capacity, no partial gang" ctl check
+watch_stop a
+finish

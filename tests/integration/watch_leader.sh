@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# tests/integration/watch_leader.sh: one active watcher, and taking over.
+# - two watchers, one Lease: only the holder binds;
+# - the holder is killed (SIGKILL, no release): the other takes the Lease
+#   once it expires and binds the next gang;
+# - a watcher that takes over finds an attempt left partly bound (intents on
+#   the pods: two bound, two pending) and rolls it back; the gang is then
+#   bound whole;
+# - a watcher whose Lease is taken from it stops binding and exits 1;
+# - a watcher with a wrong token binds nothing (401s) and says so.
+#   bash watch_leader.sh BIN_DIR SOURCE_DIR
+source "$(dirname "$0")/watch_lib.bash"
+
+lease=(--lease-duration-s 2 --renew-deadline-s 1.5 --retry-period-s 0.25 --backoff-base-s 0.3)
+in_log() { grep -q "$2" "$work/watch.$1.log"; }
+wait_for() {
+    local end=$((SECONDS + $1))
+    shift
+    while ((SECONDS < end)); do "$@" && return 0; sleep 0.2; done
+    "$@"
+}
+
+emu_start
+rfd_start
+ctl nodes --blocks 1 --racks 2 --hosts 4 --gpu 8 >/dev/null
+
+watch_start a "${lease[@]}"
+expect "watcher a takes the Lease" wait_for 10 in_log a "leading: lease"
+watch_start b "${lease[@]}"
+sleep 1
+ctl gang g1 --pods 8 --gpu 2 --podgroup 8 >/dev/null
+expect "the leader binds a gang" ctl wait-bound default g1 8 --timeout 20
+expect "... watcher a bound it" in_log a "gang default/g1: bound 8 pods"
+expect_not "... watcher b, not leading, bound nothing" in_log b "bound [0-9]* pods"
+
+watch_stop a KILL
+ctl gang g2 --pods 4 --gpu 2 --podgroup 4 >/dev/null
+expect "when the leader dies, the other takes the Lease" wait_for 15 in_log b "leading: lease"
+expect "... and binds the next gang" ctl wait-bound default g2 4 --timeout 20
+watch_stop b
+
+# an attempt left half done by a crashed leader: 2 pods bound, 2 pending, one intent
+ctl nodes --prefix spare- --gpu 8 >/dev/null # room for the half-bound gang, whatever the others took
+node=spare-b0-r0-h0
+ctl gang px --pods 2 --gpu 1 --podgroup 4 --recreate --annotation "rackfit.io/bind-intent=dead.1 $node 4" \
+    --extra "{\"nodeName\": \"$node\"}" >/dev/null
+ctl gang px --pods 2 --start 2 --gpu 1 --podgroup 4 --recreate \
+    --annotation "rackfit.io/bind-intent=dead.1 $node 4" >/dev/null
+watch_start c "${lease[@]}"
+expect "a watcher taking over rolls back an attempt left partly bound" wait_for 15 in_log c "was left partly bound"
+expect "... and then binds the gang whole" ctl wait-bound default px 4 --timeout 20
+sleep 1
+expect "no node over capacity, no partial gang" ctl check
+
+# the Lease taken away: binding stops, the watcher exits 1
+expect "the Lease can be taken from watcher c" ctl lease-steal rackfit-system rackfit-watch intruder
+rc=0
+for _ in $(seq 50); do kill -0 "${watch_pids[c]}" 2>/dev/null || break; sleep 0.2; done
+wait "${watch_pids[c]}" || rc=$?
+unset "watch_pids[c]"
+if ((rc == 1)) && in_log c "lost the lease"; then pass "a watcher that loses its Lease stops and exits 1"; else
+    fail "a watcher that loses its Lease stops and exits 1 (exit $rc)"
+fi
+ctl gang after --pods 2 --gpu 1 --podgroup 2 >/dev/null
+sleep 1
+expect_not "... and binds nothing afterwards" ctl wait-bound default after 1 --timeout 0
+
+# a wrong token: 401s, nothing bound, the reason in the log
+kubeconfig_write "$work/bad-kubeconfig" wrong-token
+"$bin_dir/rackfit-watch" --kubeconfig "$work/bad-kubeconfig" --solver "$endpoint" --scheduler-name rackfit \
+    --levels "$levels" --identity watch-d --leader-elect false 2>"$work/watch.d.log" &
+watch_pids[d]=$!
+expect "with a wrong token the watcher reports the 401" wait_for 10 in_log d "HTTP 401"
+expect_not "... and binds nothing" ctl wait-bound default after 1 --timeout 1
+watch_stop d
+finish

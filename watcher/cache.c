@@ -1,0 +1,232 @@
+/* watcher/cache.c: the object store (see cache.h): a dense array per kind
+ * with an open-addressing index by key (FNV-1a, linear probing, tombstones
+ * rebuilt away when they pile up). */
+#include "cache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t s_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static void s_obj_destroy(rf__kind kind, void *obj)
+{
+    if (kind == RF_KIND_NODE) {
+        rf__knode_t *n = obj;
+        rf__knode_destroy(&n);
+    } else if (kind == RF_KIND_POD) {
+        rf__kpod_t *p = obj;
+        rf__kpod_destroy(&p);
+    } else {
+        rf__kpodgroup_t *g = obj;
+        rf__kpodgroup_destroy(&g);
+    }
+}
+
+void rf__cache_key(rf__kind kind, const void *obj, char *buf, size_t cap)
+{
+    if (kind == RF_KIND_NODE)
+        snprintf(buf, cap, "%s", ((const rf__knode_t *)obj)->name);
+    else if (kind == RF_KIND_POD)
+        snprintf(buf, cap, "%s/%s", ((const rf__kpod_t *)obj)->ns, ((const rf__kpod_t *)obj)->name);
+    else
+        snprintf(buf, cap, "%s/%s", ((const rf__kpodgroup_t *)obj)->ns, ((const rf__kpodgroup_t *)obj)->name);
+}
+
+/* Slot holding `key`, or -1. */
+static int32_t s_find(const rf__kmap_t *m, const char *key)
+{
+    if (!m->n_slots)
+        return -1;
+    uint32_t mask = (uint32_t)m->n_slots - 1;
+    for (uint32_t i = (uint32_t)s_hash(key) & mask;; i = (i + 1) & mask) {
+        int32_t e = m->slots[i];
+        if (e == -1)
+            return -1;
+        if (e >= 0 && strcmp(m->items[e].key, key) == 0)
+            return (int32_t)i;
+    }
+}
+
+static bool s_rehash(rf__kmap_t *m, int32_t n_slots)
+{
+    int32_t *slots = malloc((size_t)n_slots * sizeof *slots);
+    if (!slots)
+        return false;
+    for (int32_t i = 0; i < n_slots; i++)
+        slots[i] = -1;
+    uint32_t mask = (uint32_t)n_slots - 1;
+    for (int32_t e = 0; e < m->n; e++) {
+        uint32_t i = (uint32_t)s_hash(m->items[e].key) & mask;
+        while (slots[i] != -1)
+            i = (i + 1) & mask;
+        slots[i] = e;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->n_slots = n_slots;
+    m->n_used_slots = m->n;
+    return true;
+}
+
+static void s_map_fini(rf__kmap_t *m, rf__kind kind)
+{
+    for (int32_t i = 0; i < m->n; i++) {
+        free(m->items[i].key);
+        s_obj_destroy(kind, m->items[i].obj);
+    }
+    free(m->items);
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+rf__cache_t *rf__cache_new(unsigned kinds)
+{
+    rf__cache_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->changed, &ca);
+    pthread_condattr_destroy(&ca);
+    c->kinds = kinds;
+    return c;
+}
+
+void rf__cache_destroy(rf__cache_t **cache)
+{
+    if (!cache || !*cache)
+        return;
+    rf__cache_t *c = *cache;
+    for (int k = 0; k < RF_KIND_COUNT; k++)
+        s_map_fini(&c->maps[k], (rf__kind)k);
+    pthread_mutex_destroy(&c->mu);
+    pthread_cond_destroy(&c->changed);
+    free(c);
+    *cache = NULL;
+}
+
+void rf__cache_lock(rf__cache_t *c)
+{
+    pthread_mutex_lock(&c->mu);
+}
+
+void rf__cache_unlock(rf__cache_t *c)
+{
+    pthread_mutex_unlock(&c->mu);
+}
+
+void rf__cache_touch(rf__cache_t *c)
+{
+    c->generation++;
+    pthread_cond_broadcast(&c->changed);
+}
+
+void *rf__cache_get(rf__cache_t *c, rf__kind kind, const char *key)
+{
+    rf__kmap_t *m = &c->maps[kind];
+    int32_t s = s_find(m, key);
+    return s < 0 ? NULL : m->items[m->slots[s]].obj;
+}
+
+rf_status rf__cache_put(rf__cache_t *c, rf__kind kind, void *obj)
+{
+    rf__kmap_t *m = &c->maps[kind];
+    char key[512];
+    rf__cache_key(kind, obj, key, sizeof key);
+    int32_t s = s_find(m, key);
+    if (s >= 0) {
+        rf__kentry_t *e = &m->items[m->slots[s]];
+        if (kind == RF_KIND_POD) {
+            rf__kpod_t *old = e->obj, *new = obj;
+            if (!new->node_name && old->assumed_node &&strcmp(old->uid, new->uid) == 0) {
+                new->assumed_node = old->assumed_node;
+                old->assumed_node = NULL;
+            }
+        }
+        s_obj_destroy(kind, e->obj);
+        e->obj = obj;
+        e->mark = true;
+        return RF_OK;
+    }
+    if ((m->n_used_slots + 1) * 4 >= m->n_slots * 3) {
+        int32_t want = m->n_slots ? m->n_slots : 64;
+        while ((m->n + 1) * 2 >= want)
+            want *= 2;
+        if (!s_rehash(m, want)) {
+            s_obj_destroy(kind, obj);
+            return RF_ENOMEM;
+        }
+    }
+    if (m->n == m->cap) {
+        int32_t cap = m->cap ? m->cap * 2 : 64;
+        rf__kentry_t *items = realloc(m->items, (size_t)cap * sizeof *items);
+        if (!items) {
+            s_obj_destroy(kind, obj);
+            return RF_ENOMEM;
+        }
+        m->items = items;
+        m->cap = cap;
+    }
+    char *k = strdup(key);
+    if (!k) {
+        s_obj_destroy(kind, obj);
+        return RF_ENOMEM;
+    }
+    m->items[m->n] = (rf__kentry_t){.key = k, .obj = obj, .mark = true};
+    uint32_t mask = (uint32_t)m->n_slots - 1;
+    uint32_t i = (uint32_t)s_hash(k) & mask;
+    while (m->slots[i] >= 0)
+        i = (i + 1) & mask;
+    if (m->slots[i] == -1)
+        m->n_used_slots++;
+    m->slots[i] = m->n++;
+    return RF_OK;
+}
+
+void rf__cache_del(rf__cache_t *c, rf__kind kind, const char *key)
+{
+    rf__kmap_t *m = &c->maps[kind];
+    int32_t s = s_find(m, key);
+    if (s < 0)
+        return;
+    int32_t e = m->slots[s];
+    m->slots[s] = -2;
+    free(m->items[e].key);
+    s_obj_destroy(kind, m->items[e].obj);
+    int32_t last = m->n - 1;
+    if (e != last) {
+        int32_t ls = s_find(m, m->items[last].key);
+        m->items[e] = m->items[last];
+        m->slots[ls] = e;
+    }
+    m->n--;
+    if (m->n_used_slots - m->n > m->n_slots / 4)
+        s_rehash(m, m->n_slots); /* on ENOMEM the tombstones stay: still correct */
+}
+
+void rf__cache_mark_begin(rf__cache_t *c, rf__kind kind)
+{
+    rf__kmap_t *m = &c->maps[kind];
+    for (int32_t i = 0; i < m->n; i++)
+        m->items[i].mark = false;
+}
+
+void rf__cache_sweep(rf__cache_t *c, rf__kind kind)
+{
+    rf__kmap_t *m = &c->maps[kind];
+    for (int32_t i = m->n - 1; i >= 0; i--)
+        if (!m->items[i].mark) {
+            char key[512];
+            snprintf(key, sizeof key, "%s", m->items[i].key);
+            rf__cache_del(c, kind, key);
+        }
+}

@@ -1,0 +1,43 @@
+/* watcher/watch.h: list-then-watch of one kind of object into the cache.
+ *
+ * One thread per kind. It lists (paged with limit/continue), replaces the
+ * cache's objects of that kind with the list (mark and sweep), then watches
+ * from the list's resourceVersion with bookmarks, applying every event. The
+ * resourceVersion advances with every event and bookmark, so a stream that
+ * ends (timeoutSeconds, a dropped connection) resumes where it stopped:
+ * at once after a clean end, after a capped exponential backoff with jitter
+ * after an error. 410 Gone (as an HTTP status or as an ERROR event) means
+ * the version is too old: list again. A kind the server does not serve
+ * (404: the PodGroup CRD is not installed) counts as synced and empty, and
+ * is retried every 30 s. */
+#ifndef RACKFIT_WATCHER_WATCH_H
+#define RACKFIT_WATCHER_WATCH_H
+
+#include <stdatomic.h>
+
+#include "cache.h"
+#include "kube_http.h"
+
+typedef struct {
+    rf__kube_t *kube;
+    rf__cache_t *cache;
+    rf__kind kind;
+    const char *path; /* the list path: "/api/v1/pods" */
+    const atomic_int *stop;
+    long timeout_s; /* the watch's timeoutSeconds (default 300) */
+    /* counters, for logs and tests */
+    atomic_int lists;
+    atomic_int watches;
+    atomic_int gone; /* 410s seen */
+    atomic_int errors;
+} rf__watch_t;
+
+/* The thread's body: arg is an rf__watch_t. Returns when *stop. */
+void *rf__watch_run(void *arg);
+
+/* Apply one watch event line to the cache (locks it). Sets *rv to the new
+ * resourceVersion (caller's buffer of rv_cap bytes). Returns 1 when the event
+ * says 410 Gone, -1 when it is not understood, 0 otherwise. */
+int rf__watch_apply(rf__cache_t *cache, rf__kind kind, const char *line, size_t len, char *rv, size_t rv_cap);
+
+#endif

@@ -68,8 +68,14 @@ static void s_row(const char *problem, const char *what, const rf_answer_t *a, c
     double gap =
         a->summary.penalty > 0 ? 100.0 * (a->summary.penalty - a->summary.penalty_bound) / a->summary.penalty : 0.0;
     int cmp = greedy ? rf_answer_compare(a, greedy) : 0;
-    printf("| %s | %s | %d | %lld | %lld | %.0f | %.0f | %.1f %% | %s | %.0f | %s |\n", problem, what,
-           a->summary.admitted, (long long)s_units(a), (long long)s_pods(a), a->summary.penalty,
+    char per[256];
+    int len = 0;
+    per[0] = '\0';
+    for (int32_t i = 0; i < a->summary.n_value && len < (int)sizeof per - 40; i++)
+        len += snprintf(per + len, sizeof per - (size_t)len, "%s%lld: %lld", i ? " · " : "",
+                        (long long)a->summary.value[i].priority, (long long)a->summary.value[i].units);
+    printf("| %s | %s | %d | %s | %lld | %lld | %.0f | %.0f | %.1f %% | %s | %.0f | %s |\n", problem, what,
+           a->summary.admitted, per, (long long)s_units(a), (long long)s_pods(a), a->summary.penalty,
            a->summary.penalty_bound, gap, a->summary.optimal ? "yes" : "no", wall,
            !greedy    ? "—"
            : cmp < 0  ? "better"
@@ -125,8 +131,8 @@ int bench_ilp_main(int argc, char **argv)
         cases[n++].name = "fabric-16384 (generated, seed 1)";
     }
     printf("### greedy against ilp (time limit %lld ms)\n\n", (long long)limit);
-    printf("| problem | strategy | admitted | GPUs | pods | penalty | penalty bound | gap | proven optimal | wall ms | "
-           "vs greedy |\n|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
+    printf("| problem | strategy | admitted | GPUs per priority | GPUs | pods | penalty | penalty bound | gap | proven "
+           "optimal | wall ms | vs greedy |\n|---|---|---:|---|---:|---:|---:|---:|---:|---|---:|---|\n");
     for (int i = 0; i < n; i++) {
         double w;
         rf_answer_t *g = s_run(cases[i].pb, RF_MODE_GREEDY, 1, limit, &w);

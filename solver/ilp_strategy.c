@@ -52,7 +52,7 @@
  * proves bounds. */
 #define S_SEARCH_SHARE 0.75
 /* Region sizes for the neighbourhood search, in nodes. */
-#define S_REGION_NODES 128
+#define S_REGION_NODES 64
 #define S_REGION_MAX   1100
 /* The shortest slice of GLPK time worth starting a program for. */
 #define S_MIN_SLICE_MS 5.0
@@ -230,14 +230,16 @@ typedef struct {
     int32_t first, last; /* positions in the tree's node order */
 } s_region_t;
 
-/* Regions: the top-level domains when there are several of a workable
- * size, else runs of consecutive deepest-z-level domains of about
- * S_REGION_NODES nodes (tree order keeps them close). */
-static int32_t s_regions(const rf__tree_t *t, int32_t zl, s_region_t *out, int32_t cap)
+/* Regions, in two grains that the passes alternate: fine, runs of
+ * consecutive deepest-z-level domains (racks) of about S_REGION_NODES nodes
+ * (tree order keeps them close), where programs finish fast; coarse, the
+ * top-level domains when there are several of at most S_REGION_MAX nodes
+ * (else runs four times as long), where gangs can move further. */
+static int32_t s_regions(const rf__tree_t *t, int32_t zl, bool fine, s_region_t *out, int32_t cap)
 {
     int32_t n = 0;
     int32_t tops = t->level_start[1] - t->level_start[0];
-    if (zl >= 1 && tops >= 2) {
+    if (!fine && zl >= 1 && tops >= 2) {
         bool fit = true;
         for (int32_t d = t->level_start[0]; d < t->level_start[1]; d++)
             fit &= t->node_end[d] - t->node_start[d] <= S_REGION_MAX;
@@ -247,26 +249,27 @@ static int32_t s_regions(const rf__tree_t *t, int32_t zl, s_region_t *out, int32
             return n;
         }
     }
+    int32_t size = fine ? S_REGION_NODES : 4 * S_REGION_NODES;
     int32_t lz = zl >= 1 ? zl - 1 : -1;
     if (lz < 0) {
-        for (int32_t i = 0; i < t->n_in_tree && n < cap; i += S_REGION_NODES)
-            out[n++] = (s_region_t){i, i + S_REGION_NODES < t->n_in_tree ? i + S_REGION_NODES : t->n_in_tree};
+        for (int32_t i = 0; i < t->n_in_tree && n < cap; i += size)
+            out[n++] = (s_region_t){i, i + size < t->n_in_tree ? i + size : t->n_in_tree};
         return n;
     }
     int32_t a = 0;
     for (int32_t d = t->level_start[lz]; d < t->level_start[lz + 1] && n < cap; d++)
-        if (t->node_end[d] - a >= S_REGION_NODES || d + 1 == t->level_start[lz + 1]) {
+        if (t->node_end[d] - a >= size || d + 1 == t->level_start[lz + 1]) {
             out[n++] = (s_region_t){a, t->node_end[d]};
             a = t->node_end[d];
         }
     return n;
 }
 
-/* Free the gangs of one region at a time (and a share of the rejected
- * gangs), keep every other gang, and let the program re-place them inside
- * the region; `threads` disjoint regions at once, their improvements merged
- * and checked. Until `end`, or until a whole pass proves every region
- * optimal on its own. */
+/* Free the gangs of one region at a time (and the rejected gangs), keep
+ * every other gang, and let the program re-place them inside the region;
+ * `threads` disjoint regions at once, their improvements merged and
+ * checked; passes alternate fine and coarse regions. Until `end`, or until a
+ * pass of each grain proves every region optimal on its own. */
 static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best, double end, int32_t threads,
                        rf_error_t *err)
 {
@@ -287,15 +290,17 @@ static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best,
         rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
         goto done;
     }
-    int32_t n_regions = s_regions(&tree, zl, regions, cap);
-    for (int32_t n = 0; n < N; n++)
-        region_of[n] = -1;
-    for (int32_t r = 0; r < n_regions; r++)
-        for (int32_t i = regions[r].first; i < regions[r].last; i++)
-            region_of[tree.node_order[i]] = r;
     /* a merge costs a finish and a check over the whole batch: about a greedy pass */
     double merge_ms = ck->greedy_ms;
-    for (int32_t pass = 0; rf_now_ms() < end; pass++) {
+    bool quiet[2] = {false, false}; /* a whole pass of that grain proved every region and changed nothing */
+    for (int32_t pass = 0; rf_now_ms() < end && !(quiet[0] && quiet[1]); pass++) {
+        bool fine = pass % 2 == 0;
+        int32_t n_regions = s_regions(&tree, zl, fine, regions, cap);
+        for (int32_t n = 0; n < N; n++)
+            region_of[n] = -1;
+        for (int32_t r = 0; r < n_regions; r++)
+            for (int32_t i = regions[r].first; i < regions[r].last; i++)
+                region_of[tree.node_order[i]] = r;
         bool improved_pass = false, all_proven = true;
         for (int32_t r0 = 0; r0 < n_regions; r0 += threads) {
             double left = end - rf_now_ms();
@@ -400,8 +405,9 @@ static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best,
             if (rc != RF_OK)
                 goto done;
         }
-        if (!improved_pass && all_proven)
-            break; /* every region is as good as it gets on its own */
+        quiet[fine ? 0 : 1] = !improved_pass && all_proven;
+        if (improved_pass)
+            quiet[fine ? 1 : 0] = false; /* the other grain may have room again */
     }
 done:
     rf_answer_destroy(&merged);

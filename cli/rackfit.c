@@ -57,6 +57,7 @@ static const s_limit_field_t s_limit_fields[] = {
     S_LIMIT(max_string, "bytes in any one string"),
     S_LIMIT(max_depth, "nesting depth of the document"),
     S_LIMIT(max_input_bytes, "bytes of the whole input"),
+    S_LIMIT(max_shape_cells, "distinct pod shapes times nodes"),
 };
 #define S_N_LIMIT_FIELDS ((int)(sizeof(s_limit_fields) / sizeof(s_limit_fields[0])))
 

@@ -51,6 +51,7 @@ static const s_field_t s_fields[] = {
     S_F("max_string", S_I32, ops.limits.max_string, 1, INT32_MAX),
     S_F("max_depth", S_I32, ops.limits.max_depth, 1, 32),
     S_F("max_input_bytes", S_I64, ops.limits.max_input_bytes, 1, INT64_MAX),
+    S_F("max_shape_cells", S_I64, ops.limits.max_shape_cells, 1, INT64_MAX),
 };
 
 void rf__config_init(rf__server_config_t *cfg)

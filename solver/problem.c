@@ -45,6 +45,7 @@ void rf_limits_default(rf_limits_t *limits)
     limits->max_string = 4096;
     limits->max_depth = 64;
     limits->max_input_bytes = (int64_t)512 * 1024 * 1024;
+    limits->max_shape_cells = (int64_t)1 << 24;
 }
 
 /* ------------------------------------------------------ building blocks */
@@ -768,7 +769,83 @@ rf_status rf_problem_validate(rf_problem_t *problem, const rf_limits_t *limits, 
     RF_CALL(s_validate_cluster(problem, limits, err));
     RF_CALL(s_validate_gangs(problem, limits, err));
     RF_CALL(s_validate_options(problem, limits, err));
+    RF_CALL(rf_problem_check_shapes(problem, problem->n_nodes, limits, err));
     return RF_OK;
+}
+
+/* A pod set's shape as a 64-bit hash: requests, node_selector (sorted) and
+ * tolerations. Two shapes that collide count as one: the check may then
+ * undercount by a little, never refuse a batch it should take. */
+static uint64_t s_shape_hash(const rf_problem_t *p, const rf_pod_set_t *ps)
+{
+    uint64_t h = 1469598103934665603ULL;
+#define S_MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ULL)
+    for (int32_t r = 0; r < p->n_resources; r++)
+        S_MIX(ps->requests[r]);
+    for (int32_t i = 0; i < ps->n_node_selector; i++) {
+        for (const char *c = ps->node_selector[i].key; *c; c++)
+            S_MIX((unsigned char)*c);
+        S_MIX(0x100);
+        for (const char *c = ps->node_selector[i].value; *c; c++)
+            S_MIX((unsigned char)*c);
+        S_MIX(0x101);
+    }
+    for (int32_t i = 0; i < ps->n_tolerations; i++) {
+        const rf_toleration_t *t = &ps->tolerations[i];
+        for (const char *c = t->key ? t->key : ""; *c; c++)
+            S_MIX((unsigned char)*c);
+        S_MIX(0x102 + t->op);
+        for (const char *c = t->value ? t->value : ""; *c; c++)
+            S_MIX((unsigned char)*c);
+        S_MIX(0x110 + t->effect);
+    }
+#undef S_MIX
+    return h ^ (h >> 31);
+}
+
+rf_status rf_problem_check_shapes(const rf_problem_t *p, int64_t n_nodes, const rf_limits_t *limits, rf_error_t *err)
+{
+    rf_limits_t defaults;
+    if (!limits) {
+        rf_limits_default(&defaults);
+        limits = &defaults;
+    }
+    if (limits->max_shape_cells <= 0 || n_nodes <= 0)
+        return RF_OK;
+    int64_t allowed = limits->max_shape_cells / n_nodes; /* distinct shapes this cluster may have */
+    int64_t n_ps = 0;
+    for (int32_t g = 0; g < p->n_gangs; g++)
+        n_ps += p->gangs[g].n_pod_sets;
+    if (n_ps <= allowed)
+        return RF_OK; /* cannot pass it */
+    size_t cap = 16;
+    while ((int64_t)cap < 2 * n_ps)
+        cap <<= 1;
+    uint64_t *tab = calloc(cap, sizeof *tab); /* 0: empty (a hash of 0 is stored as 1) */
+    if (!tab)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory checking pod shapes");
+    int64_t distinct = 0;
+    rf_status rc = RF_OK;
+    for (int32_t g = 0; g < p->n_gangs && rc == RF_OK; g++)
+        for (int32_t j = 0; j < p->gangs[g].n_pod_sets && rc == RF_OK; j++) {
+            uint64_t h = s_shape_hash(p, &p->gangs[g].pod_sets[j]);
+            h = h ? h : 1;
+            size_t i = h & (cap - 1);
+            while (tab[i] && tab[i] != h)
+                i = (i + 1) & (cap - 1);
+            if (tab[i])
+                continue;
+            tab[i] = h;
+            if (++distinct > allowed) {
+                s_path_t path;
+                rc = rf_error_set(err, RF_ELIMIT, s_str(s_idx(s_key(s_idx(s_at(&path, "gangs"), g), "pod_sets"), j)),
+                                  "more than %lld distinct pod shapes (requests, node_selector, tolerations) for "
+                                  "%lld nodes: max_shape_cells (%lld) bounds shapes times nodes",
+                                  (long long)allowed, (long long)n_nodes, (long long)limits->max_shape_cells);
+            }
+        }
+    free(tab);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- nodes */

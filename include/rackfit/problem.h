@@ -49,6 +49,8 @@ typedef struct {
     int32_t max_string;      /* bytes in any one string */
     int32_t max_depth;       /* nesting depth of the input document */
     int64_t max_input_bytes; /* size of the whole input */
+    int64_t max_shape_cells; /* distinct pod shapes (requests, node_selector, tolerations) times nodes:
+                              * what the search keeps a table for; bounds its memory */
 } rf_limits_t;
 
 void rf_limits_default(rf_limits_t *limits);
@@ -205,6 +207,13 @@ bool rf_node_admits(const rf_problem_t *problem, int32_t n, const rf_pod_set_t *
  * Validate calls it; a reader calls it early to resolve `bound` node names.
  * Calling it again after nodes change rebuilds the index. */
 rf_status rf_problem_index_nodes(rf_problem_t *problem, rf_error_t *err);
+
+/* The distinct pod shapes of the batch times `n_nodes` must stay within
+ * limits->max_shape_cells (RF_ELIMIT naming the pod set that passes it).
+ * rf_problem_validate calls it with the problem's own nodes; a reader that
+ * lends a stored cluster's nodes afterwards calls it with their count. */
+rf_status rf_problem_check_shapes(const rf_problem_t *problem, int64_t n_nodes, const rf_limits_t *limits,
+                                  rf_error_t *err);
 
 /* Check every invariant above on a built problem, fill defaults that depend
  * on the whole problem, and index node names. The readers call it; builders

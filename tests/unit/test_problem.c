@@ -822,3 +822,22 @@ Test(problem, builder_label_rules)
     rf_problem_destroy(&p);
     rf_test_no_leaks();
 }
+
+/* Distinct pod shapes times nodes is bounded (the search keeps a table per
+ * shape and node): with 3 nodes and max_shape_cells 7, two shapes pass and
+ * the third distinct one is refused, naming its pod set; repeats are free. */
+Test(problem, shape_cells_limit)
+{
+    rf_limits_t lim;
+    rf_limits_default(&lim);
+    lim.max_shape_cells = 7;
+#define GPU_PS(n)  "{\"name\":\"w\",\"count\":1,\"requests\":{\"nvidia.com/gpu\":" #n "}}"
+#define G(name, n) "{\"name\":\"" name "\",\"pod_sets\":[" GPU_PS(n) "]}"
+    rf_problem_t *p = s_read_ok(PROBLEM(G("a", 1) "," G("b", 2) "," G("c", 1) "," G("d", 2)), &lim);
+    rf_problem_destroy(&p);
+    s_fails_lim(PROBLEM(G("a", 1) "," G("b", 2) "," G("c", 1) "," G("d", 3)), &lim, RF_ELIMIT, "gangs[3].pod_sets[0]",
+                "max_shape_cells");
+#undef G
+#undef GPU_PS
+    rf_test_no_leaks();
+}

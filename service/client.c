@@ -82,6 +82,17 @@ rf_client_t *rf_client_new(const char *endpoint, const rf_client_opts_t *opts, r
     if (opts->server_public_key) {
         char pub[41], sec[41];
         int rc = 0;
+        /* Exactly 40 Z85 characters each: a longer one would be cut short
+         * (snprintf, or the 40 bytes setsockopt reads) and a shorter one
+         * read past its end. */
+        if (strlen(opts->server_public_key) != 40 || (opts->public_key && strlen(opts->public_key) != 40) ||
+            (opts->secret_key && strlen(opts->secret_key) != 40) || !opts->public_key != !opts->secret_key) {
+            rf_error_set(err, RF_EINVAL, "",
+                         "CURVE keys refused: each is 40 Z85 characters, and the client's public and secret key "
+                         "come together");
+            rf_client_destroy(&c);
+            return NULL;
+        }
         if (opts->public_key && opts->secret_key) {
             snprintf(pub, sizeof pub, "%s", opts->public_key);
             snprintf(sec, sizeof sec, "%s", opts->secret_key);
@@ -111,6 +122,9 @@ rf_status rf_client_request(rf_client_t *c, const void *msg, size_t len, void **
 {
     *reply = NULL;
     *reply_len = 0;
+    /* A DEALER has other replies in flight: the next one need not be ours. */
+    if (c->pipelined)
+        return rf_error_set(err, RF_EINVAL, "", "rf_client_request needs a client that is not pipelined");
     if (zmq_send(c->sock, msg, len, 0) < 0)
         return rf_error_set(err, errno == EAGAIN ? RF_ETIMEOUT : RF_EIO, "", "send: %s",
                             errno == EAGAIN ? "timed out" : zmq_strerror(errno));

@@ -201,11 +201,14 @@ static rf_status s_keys(s_req_t *q, const char *const *allowed)
 {
     for (uint32_t i = 0; i < q->root->len; i++) {
         const char *k = q->root->u.pairs[i].key;
-        if (!s_in(k, allowed)) {
+        /* "op\0x" is not "op": a key with a NUL byte is never a known one. */
+        if (strlen(k) != q->root->u.pairs[i].key_len || !s_in(k, allowed)) {
             char path[RF_ERROR_PATH_MAX];
             path[0] = '\0';
             rf__path_key(path, 0, sizeof path, k);
-            return rf_error_set(&q->err, RF_ESCHEMA, path, "unknown key");
+            return rf_error_set(&q->err, RF_ESCHEMA, path,
+                                strlen(k) != q->root->u.pairs[i].key_len ? "unknown key (it has a NUL byte)"
+                                                                         : "unknown key");
         }
     }
     return RF_OK;
@@ -785,7 +788,12 @@ void rf__ops_config_default(rf__ops_config_t *cfg)
     cfg->limits.max_depth = RF__MP_MAX_DEPTH;
     cfg->max_message_bytes = 64 * 1024 * 1024;
     cfg->limits.max_input_bytes = cfg->max_message_bytes;
-    cfg->max_elements = 0;
+    /* Decoding costs ~50-75 bytes per declared element (msgpack-c's objects
+     * plus our document), so a budget by bytes alone would let one 64 MiB
+     * message of empty arrays cost gigabytes. 4,000,000 holds a cluster of
+     * max_nodes (100,000) nodes of ~30 elements each, plus its gangs, for
+     * at most ~300 MB: docs/operating-rackfitd.md, "Limits". */
+    cfg->max_elements = 4000000;
     cfg->commit_ttl_ms = 30000;
     cfg->max_commit_ttl_ms = 600000;
     cfg->max_clusters = 64;

@@ -11,6 +11,11 @@
  *   own workers and queue, so a slow solve never holds up small requests;
  * - with CURVE, a ZAP handler thread (RFC 27) on inproc://zeromq.zap.01
  *   accepts only the configured client keys; others get no connection.
+ *   Its socket is bound before the ROUTER binds, and the server does not
+ *   start without it (libzmq admits CURVE clients unchecked when nothing is
+ *   bound there).
+ * - the workers' PUSH sockets and writers are made before the workers
+ *   start; a worker that cannot start stops the server (exit 3).
  * Invariants: every request that reaches the main thread gets exactly one
  * reply (its own, an error, or `busy`), and `in_flight` counts those queued
  * or being worked on; after SIGTERM/SIGINT the ROUTER is no longer read, the
@@ -67,11 +72,25 @@ typedef struct {
     atomic_int in_flight;
 } s_server_t;
 
+/* Made by the main thread, so that a worker that cannot start is a startup
+ * failure (exit 3), never a lane that silently drops its requests; the
+ * worker takes all of it (pthread_create is the barrier that hands the
+ * PUSH socket over to the worker's thread). */
 typedef struct {
     s_server_t *srv;
     s_lane_t *lane;
     int index;
+    void *push; /* connected to S_REPLIES_ENDPOINT */
+    rf__mp_writer_t *w;
 } s_worker_arg_t;
+
+/* The ZAP handler's REP socket is bound by the main thread before the
+ * ROUTER binds (libzmq lets CURVE clients in unchecked while nothing is
+ * bound on inproc://zeromq.zap.01); the thread takes it. */
+typedef struct {
+    s_server_t *srv;
+    void *rep;
+} s_zap_arg_t;
 
 static int s_log_level = RF__LOG_INFO;
 static int s_sig_pipe[2] = {-1, -1};
@@ -216,27 +235,20 @@ static void *s_worker(void *arg)
     free(arg);
     s_worker_arg_t *wa = &self;
     s_server_t *srv = wa->srv;
-    void *push = zmq_socket(srv->ctx, ZMQ_PUSH);
-    rf__mp_writer_t *w = rf__mp_writer_new();
-    int linger = -1;
-    if (!push || !w || zmq_setsockopt(push, ZMQ_LINGER, &linger, sizeof linger) != 0 ||
-        zmq_connect(push, S_REPLIES_ENDPOINT) != 0) {
-        s_log(RF__LOG_ERROR, "%s worker %d: cannot start: %s", wa->lane->name, wa->index, zmq_strerror(errno));
-        /* Drain our share so that no request is left without a reply. */
-    }
+    void *push = wa->push;
+    rf__mp_writer_t *w = wa->w;
     s_job_t *j;
     while ((j = s_lane_pop(wa->lane)) != NULL) {
         size_t len = 0;
-        void *reply = NULL;
-        if (w) {
-            rf__ops_handle(srv->ops, zmq_msg_data(&j->payload), zmq_msg_size(&j->payload), j->received_ms, w);
-            reply = rf__mp_writer_take(w, &len);
-        }
-        if (push && reply) {
-            if (s_send_back(push, j, reply, len) != 0)
-                s_log(RF__LOG_ERROR, "%s worker %d: reply lost: %s", wa->lane->name, wa->index, zmq_strerror(errno));
-        } else {
-            free(reply);
+        rf__ops_handle(srv->ops, zmq_msg_data(&j->payload), zmq_msg_size(&j->payload), j->received_ms, w);
+        void *reply = rf__mp_writer_take(w, &len);
+        /* Every path that forwards no reply gives the request back to
+         * in_flight here (the main thread counts down only what it gets). */
+        if (!reply) {
+            s_log(RF__LOG_ERROR, "%s worker %d: reply lost: out of memory", wa->lane->name, wa->index);
+            atomic_fetch_sub(&srv->in_flight, 1);
+        } else if (s_send_back(push, j, reply, len) != 0) {
+            s_log(RF__LOG_ERROR, "%s worker %d: reply lost: %s", wa->lane->name, wa->index, zmq_strerror(errno));
             atomic_fetch_sub(&srv->in_flight, 1);
         }
         s_job_free(j);
@@ -250,14 +262,10 @@ static void *s_worker(void *arg)
 /* ZAP (RFC 27): allow a CURVE client whose public key is configured. */
 static void *s_zap(void *arg)
 {
-    s_server_t *srv = arg;
-    void *rep = zmq_socket(srv->ctx, ZMQ_REP);
-    if (!rep || zmq_bind(rep, S_ZAP_ENDPOINT) != 0) {
-        s_log(RF__LOG_ERROR, "ZAP handler: cannot bind: %s", zmq_strerror(errno));
-        if (rep)
-            zmq_close(rep);
-        return NULL;
-    }
+    s_zap_arg_t self = *(s_zap_arg_t *)arg;
+    free(arg);
+    s_server_t *srv = self.srv;
+    void *rep = self.rep;
     for (;;) {
         zmq_msg_t parts[7];
         int n = 0;
@@ -377,10 +385,18 @@ static void s_on_request(s_server_t *s, void *router, rf__mp_writer_t *w)
         }
     }
     double now = rf_now_ms();
-    if (n < 1 || !j) {
-        for (int i = 0; i < n; i++)
+    if (n < 1)
+        return;
+    if (!j) {
+        /* Out of memory: still one reply, routed by the envelope. */
+        int n_env = delim >= 1 && delim <= S_ENV_MAX ? delim : 1;
+        rf__ops_note_error(s->ops);
+        rf__mp_writer_reset(w);
+        rf__mp_error_reply_raw(w, NULL, 0, RF_ENOMEM, "out of memory", "");
+        s_log(RF__LOG_ERROR, "a request refused: out of memory");
+        for (int i = n_env; i < n; i++)
             zmq_msg_close(&frames[i]);
-        free(j);
+        s_reply_now(router, frames, n_env, w);
         return;
     }
     if (delim < 1 || delim > S_ENV_MAX || n != delim + 2 || overflow) {
@@ -430,9 +446,22 @@ static void s_on_request(s_server_t *s, void *router, rf__mp_writer_t *w)
         if (rf__ops_classify(&scan) != RF__CLASS_SOLVER)
             lane = &s->lanes[0];
     }
+    bool scanned = (int64_t)len <= s->cfg->big_message_bytes;
     atomic_fetch_add(&s->in_flight, 1);
     if (!s_lane_push(lane, j)) {
         atomic_fetch_sub(&s->in_flight, 1);
+        if (!scanned) {
+            /* Pre-scan it now (allocation-free) for the `id` of the reply;
+             * a malformed one is answered `busy` without an id. */
+            rf__mp_limits_t lim;
+            rf__mp_limits_from(&lim, &s->cfg->ops.limits);
+            lim.max_bytes = s->cfg->ops.max_message_bytes;
+            lim.max_elements = s->cfg->ops.max_elements;
+            rf_error_t err;
+            rf_error_clear(&err);
+            if (rf__mp_prescan(zmq_msg_data(&j->payload), len, &lim, &scan, &err) != RF_OK)
+                memset(&scan, 0, sizeof scan);
+        }
         rf__ops_busy(s->ops, zmq_msg_data(&j->payload), &scan, lane->name, w);
         int n_env = j->n_env;
         j->n_env = 0;
@@ -551,6 +580,13 @@ int rf__server_run(const rf__server_config_t *cfg)
     int32_t budget = rf__ops_budget(srv.ops);
     int32_t fast = cfg->fast_threads > 0 ? cfg->fast_threads : budget;
     int32_t slow = cfg->solver_workers > 0 ? cfg->solver_workers : 1;
+    if (fast < 1) {
+        /* A lane without workers would never answer, nor drain at SIGTERM. */
+        s_log(RF__LOG_ERROR, "the fast lane has no workers (fast_threads %d, solver budget %d)", (int)cfg->fast_threads,
+              (int)budget);
+        exit_code = 3;
+        goto done;
+    }
     if (s_lane_init(&srv.lanes[0], "fast", cfg->fast_queue, fast) != 0 ||
         s_lane_init(&srv.lanes[1], "solver", cfg->solver_queue, slow) != 0 || !(w = rf__mp_writer_new())) {
         s_log(RF__LOG_ERROR, "out of memory");
@@ -589,8 +625,32 @@ int rf__server_run(const rf__server_config_t *cfg)
         goto done;
     }
     if (cfg->curve) {
-        if (pthread_create(&zap, NULL, s_zap, &srv) == 0)
-            zap_started = true;
+        /* Bound here, before the ROUTER: with nothing bound on the ZAP
+         * endpoint libzmq completes CURVE handshakes without a key check. */
+        s_zap_arg_t *za = malloc(sizeof *za);
+        void *rep = zmq_socket(srv.ctx, ZMQ_REP);
+        if (!za || !rep || zmq_bind(rep, S_ZAP_ENDPOINT) != 0) {
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            s_log(RF__LOG_ERROR, "ZAP handler: cannot bind %s: %s", S_ZAP_ENDPOINT,
+                  za ? zmq_strerror(errno) : "out of memory");
+            free(za);
+            if (rep)
+                zmq_close(rep);
+            exit_code = 2;
+            goto done;
+        }
+        *za = (s_zap_arg_t){&srv, rep};
+        /* The thread takes `za` and the socket. */
+        int e = pthread_create(&zap, NULL, s_zap, za);
+        if (e != 0) {
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            s_log(RF__LOG_ERROR, "ZAP handler: cannot start: %s", strerror(e));
+            free(za);
+            zmq_close(rep);
+            exit_code = 2;
+            goto done;
+        }
+        zap_started = true;
     }
     pull = zmq_socket(srv.ctx, ZMQ_PULL);
     int hwm = 0; /* the lanes bound what is in flight */
@@ -600,21 +660,40 @@ int rf__server_run(const rf__server_config_t *cfg)
         exit_code = 3;
         goto done;
     }
-    for (int l = 0; l < S_N_LANES; l++) {
+    for (int l = 0; l < S_N_LANES && exit_code == 0; l++) {
         s_lane_t *lane = &srv.lanes[l];
-        for (int32_t k = 0; k < lane->n_workers; k++) {
-            s_worker_arg_t *wa = malloc(sizeof *wa);
-            if (!wa)
-                break;
-            *wa = (s_worker_arg_t){&srv, lane, (int)k};
-            /* The worker takes `wa` (and frees it). */
-            if (pthread_create(&lane->workers[k], NULL, s_worker, wa) != 0) {
-                free(wa);
-                lane->n_workers = k;
-                break;
-            }
-        }
+        int32_t want = lane->n_workers;
+        lane->n_workers = 0; /* the workers started: those to join */
         lanes_started++;
+        for (int32_t k = 0; k < want; k++) {
+            int linger = -1, e = 0;
+            s_worker_arg_t *wa = malloc(sizeof *wa);
+            void *push = wa ? zmq_socket(srv.ctx, ZMQ_PUSH) : NULL;
+            rf__mp_writer_t *ww = push ? rf__mp_writer_new() : NULL;
+            bool ok = ww && zmq_setsockopt(push, ZMQ_LINGER, &linger, sizeof linger) == 0 &&
+                      zmq_connect(push, S_REPLIES_ENDPOINT) == 0;
+            const char *why = ok ? NULL : push && ww ? zmq_strerror(errno) : "out of memory";
+            if (ok) {
+                *wa = (s_worker_arg_t){&srv, lane, (int)k, push, ww};
+                /* The worker takes `wa`, its socket and its writer. */
+                if ((e = pthread_create(&lane->workers[k], NULL, s_worker, wa)) == 0) {
+                    lane->n_workers++;
+                    continue;
+                }
+                why = strerror(e);
+            }
+            s_log(RF__LOG_ERROR, "%s worker %d: cannot start: %s", lane->name, (int)k, why);
+            rf__mp_writer_destroy(&ww);
+            if (push)
+                zmq_close(push);
+            free(wa);
+            exit_code = 3;
+            break;
+        }
+    }
+    if (exit_code != 0) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        goto done;
     }
     router = zmq_socket(srv.ctx, ZMQ_ROUTER);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -637,6 +716,13 @@ int rf__server_run(const rf__server_config_t *cfg)
             exit_code = 2;
             goto done;
         }
+#ifdef ZMQ_ZAP_ENFORCE_DOMAIN
+        /* RFC 27 strictly (a draft option: a libzmq built without drafts
+         * refuses it). The key check itself is the ZAP handler bound above,
+         * so a refusal here is a warning, not a reason to stop. */
+        if (zmq_setsockopt(router, ZMQ_ZAP_ENFORCE_DOMAIN, &one, sizeof one) != 0)
+            s_log(RF__LOG_WARN, "ZMQ_ZAP_ENFORCE_DOMAIN not set: %s", zmq_strerror(errno));
+#endif
     }
     for (int32_t i = 0; i < cfg->n_listen; i++) {
         if (zmq_bind(router, cfg->listen[i]) != 0) {

@@ -10,10 +10,13 @@
  * - `snap` is NULL or the snapshot of the current version; a snapshot holds
  *   one reference to its base, and the store one to its current snapshot;
  *   a base or snapshot is freed when its last reference goes;
- * - commits are unique per (gang, node). */
+ * - a commit entry belongs to one solve and holds that solve's pods of one
+ *   gang on one node, with its own expiry; two solves of one gang on one
+ *   node are two entries (never merged, so neither extends the other). */
 #include "store.h"
 
 #include "rackfit/quantity.h"
+#include "rackfit/solve.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -246,6 +249,8 @@ static rf_status s_cluster_init(s_cluster_t *c, const char *name, rf_problem_t *
     if (!c->name || !c->base) {
         free(c->name);
         free(c->base);
+        c->name = NULL;
+        c->base = NULL;
         rf_problem_destroy(&cluster);
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     }
@@ -531,15 +536,19 @@ rf_status rf__store_patch(rf__store_t *st, const char *name, int64_t version, co
     nb->refs = 1;
     nb->p = q;
     rc = s_rebase(c, nb, err);
-    /* A `used` that includes a gang's pods confirms that gang's commit there. */
+    /* A `used` that includes a gang confirms every live commit of that gang
+     * on that node, whichever solve made it: `includes` names gangs, not
+     * solves, so the client includes a gang only once `used` holds all of
+     * its pods there (docs/protocol.md, "Versions and commits"). */
     for (int32_t i = 0; rc == RF_OK && patch->used && i < patch->used->n_nodes; i++) {
         int32_t n = rf_problem_node(q, patch->used->nodes[i].name);
         for (int32_t g = 0; patch->includes && g < patch->includes[i].n; g++)
-            for (int32_t k = 0; k < c->n_commits; k++)
-                if (c->commits[k].node == n && strcmp(c->commits[k].gang, patch->includes[i].gangs[g]) == 0) {
+            for (int32_t k = 0; k < c->n_commits;) {
+                if (c->commits[k].node == n && strcmp(c->commits[k].gang, patch->includes[i].gangs[g]) == 0)
                     s_drop_commit(c, k);
-                    break;
-                }
+                else
+                    k++;
+            }
     }
     c->version++;
     c->base_version++;
@@ -642,30 +651,62 @@ rf_status rf__store_commit(rf__store_t *st, const rf__snapshot_t *snap, const rf
         goto done;
     }
     if (c->version != snap->version) {
-        /* Only commits changed: the placements must still fit. */
-        for (int32_t g = 0; g < answer->n_gangs; g++) {
+        /* Only commits changed: the placements must still fit, together.
+         * The need is summed per (node, resource) over the whole answer
+         * (two gangs, or two pod sets, on one node), on a copy of the rows
+         * of eff_used it touches: row[n] is that copy's index, or -1. */
+        int32_t *row = malloc(((size_t)b->n_nodes + 1) * sizeof *row);
+        int32_t n_rows = 0, cap_rows = 0;
+        int64_t *sum = NULL;
+        if (!row) {
+            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            goto done;
+        }
+        for (int32_t n = 0; n < b->n_nodes; n++)
+            row[n] = -1;
+        for (int32_t g = 0; g < answer->n_gangs && rc == RF_OK; g++) {
             if (!answer->gangs[g].admitted)
                 continue;
-            for (int32_t j = 0; j < problem->gangs[g].n_pod_sets; j++) {
+            for (int32_t j = 0; j < problem->gangs[g].n_pod_sets && rc == RF_OK; j++) {
                 const rf_pod_set_answer_t *pa = &answer->gangs[g].pod_sets[j];
                 const int64_t *req = problem->gangs[g].pod_sets[j].requests;
-                for (int32_t k = 0; k < pa->n_placements; k++) {
+                for (int32_t k = 0; k < pa->n_placements && rc == RF_OK; k++) {
                     int32_t n = pa->placements[k].node;
+                    if (row[n] < 0) {
+                        if (n_rows == cap_rows) {
+                            int32_t cap = cap_rows ? cap_rows * 2 : 8;
+                            int64_t *grown = realloc(sum, (size_t)cap * R * sizeof *grown);
+                            if (!grown) {
+                                rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+                                break;
+                            }
+                            sum = grown;
+                            cap_rows = cap;
+                        }
+                        row[n] = n_rows++;
+                        memcpy(sum + (size_t)row[n] * R, c->eff_used + (size_t)n * R, R * sizeof *sum);
+                    }
+                    int64_t *u = sum + (size_t)row[n] * R;
                     for (size_t r = 0; r < R; r++) {
                         int64_t need = req[r] * pa->placements[k].count;
-                        int64_t alloc = b->nodes[n].allocatable[r], used = c->eff_used[(size_t)n * R + r];
-                        int64_t free_ = alloc > used ? alloc - used : 0;
-                        if (need > free_) {
+                        int64_t alloc = b->nodes[n].allocatable[r];
+                        /* used + need > alloc, without overflow (both >= 0). */
+                        if (need > 0 && (u[r] > alloc || need > alloc - u[r])) {
                             rc = rf_error_set(err, RF_ESTALE, "cluster_version",
                                               "other commits took node %.200s's %s while solving (now version %lld): "
                                               "nothing committed",
                                               b->nodes[n].name, b->resources[r], (long long)c->version);
-                            goto done;
+                            break;
                         }
+                        u[r] += need;
                     }
                 }
             }
         }
+        free(row);
+        free(sum);
+        if (rc != RF_OK)
+            goto done;
     }
     /* Count first, so that the limit refuses all or nothing. */
     int32_t fresh = 0;
@@ -690,6 +731,7 @@ rf_status rf__store_commit(rf__store_t *st, const rf__snapshot_t *snap, const rf
         c->commits = grown;
         c->cap_commits = cap;
     }
+    const int32_t first = c->n_commits;
     for (int32_t g = 0; g < answer->n_gangs; g++) {
         if (!answer->gangs[g].admitted)
             continue;
@@ -699,8 +741,11 @@ rf_status rf__store_commit(rf__store_t *st, const rf__snapshot_t *snap, const rf
             const int64_t *req = problem->gangs[g].pod_sets[j].requests;
             for (int32_t k = 0; k < pa->n_placements; k++) {
                 int32_t n = pa->placements[k].node, cnt = pa->placements[k].count;
+                /* One entry per (solve, gang, node): pod sets of this gang
+                 * on one node merge, another solve's entry is never
+                 * touched (its pods and its expiry are its own). */
                 s_commit_t *cm = NULL;
-                for (int32_t q = 0; q < c->n_commits && !cm; q++)
+                for (int32_t q = first; q < c->n_commits && !cm; q++)
                     if (c->commits[q].node == n && strcmp(c->commits[q].gang, gang) == 0)
                         cm = &c->commits[q];
                 if (!cm) {
@@ -769,11 +814,14 @@ rf_status rf__store_release(rf__store_t *st, const char *name, int64_t version, 
     return rc;
 }
 
+/* Expires commits before comparing versions, like every other op; the
+ * clock is read here (rf_now_ms) as store.h's signature takes no time. */
 rf_status rf__store_delete(rf__store_t *st, const char *name, int64_t version, rf_error_t *err)
 {
+    const double now_ms = rf_now_ms();
     s_cluster_t *c = NULL;
     pthread_mutex_lock(&st->mu);
-    rf_status rc = s_lookup(st, name, version, 0, &c, err);
+    rf_status rc = s_lookup(st, name, version, now_ms, &c, err);
     if (rc == RF_OK) {
         s_cluster_fini(c);
         *c = st->clusters[--st->n_clusters];

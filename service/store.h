@@ -3,7 +3,7 @@
  *
  * A stored cluster is a validated cluster-only problem (its "base": nodes as
  * the client last described them) plus the commits: pods that solves placed
- * and asked to keep (an assume, as kube-scheduler does), per gang and node,
+ * and asked to keep (an assume, as kube-scheduler does), per solve, gang and node,
  * each with an expiry. The cluster solves see is the base with every live
  * commit added to `used`: a snapshot, built once per version and shared
  * (refcounted) by the solves that read it.
@@ -88,7 +88,7 @@ typedef struct {
     int64_t version;
     int64_t base_version;
     int32_t nodes;
-    int32_t commits;     /* (gang, node) entries */
+    int32_t commits;     /* (solve, gang, node) entries */
     int64_t commit_pods; /* pods they hold */
     int32_t clusters;    /* in the whole store */
 } rf__store_info_t;

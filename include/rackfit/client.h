@@ -22,8 +22,8 @@ typedef struct rf_client rf_client_t;
 
 typedef struct {
     int timeout_ms;                /* per request, send and receive; default 60000 */
-    const char *server_public_key; /* Z85; NULL: plain mode */
-    const char *public_key;        /* the client's own CURVE pair (Z85); NULL: a fresh pair */
+    const char *server_public_key; /* Z85, 40 characters; NULL: plain mode */
+    const char *public_key;        /* the client's own CURVE pair (Z85, 40 characters each); NULL: a fresh pair */
     const char *secret_key;
     int pipelined; /* a DEALER: rf_client_send/rf_client_recv, many requests in flight */
 } rf_client_opts_t;
@@ -37,7 +37,8 @@ void rf_client_destroy(rf_client_t **client);
 
 /* One request: `msg` is a MessagePack map; *reply is the server's reply,
  * malloc'ed (free() it). RF_ETIMEOUT when no reply came in time (the client
- * stays usable), RF_EIO on a transport error. */
+ * stays usable), RF_EIO on a transport error, RF_EINVAL on a pipelined
+ * client (use rf_client_send/rf_client_recv). */
 rf_status rf_client_request(rf_client_t *client, const void *msg, size_t len, void **reply, size_t *reply_len,
                             rf_error_t *err);
 

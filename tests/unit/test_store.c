@@ -1,7 +1,8 @@
 /* tests/unit/test_store.c: stored clusters (service/store.c): versions and
  * compare-and-swap, commits added to `used`, confirmation by a patch that
  * includes them (never erased before, never counted twice), release,
- * expiry, and a commit that raced other commits. */
+ * expiry, and a commit that raced other commits (its placements summed per
+ * node over the whole answer), and one commit entry per solve. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +47,35 @@ static void s_place(const rf__snapshot_t *snap, const char *gang, int pods, int 
     tmp->n_nodes = snap->problem->n_nodes;
     *ans = rf_answer_new(tmp);
     cr_assert_eq(rf_answer_add(*ans, 0, 0, node, pods), RF_OK);
+    *pb = tmp;
+}
+
+/* Two gangs g0 and g1 of one 4-GPU pod each (or one gang with two such pod
+ * sets when `two_sets`), all placed on node `node`. */
+static void s_place_two(const rf__snapshot_t *snap, bool two_sets, int node, rf_problem_t **pb, rf_answer_t **ans)
+{
+    const char *json =
+        two_sets
+            ? "{\"cluster\":{\"levels\":[\"rack\",\"kubernetes.io/hostname\"],\"nodes\":[]},\"gangs\":["
+              "{\"name\":\"g0\",\"pod_sets\":[{\"name\":\"w\",\"count\":1,\"requests\":{\"nvidia.com/gpu\":4}},"
+              "{\"name\":\"v\",\"count\":1,\"requests\":{\"nvidia.com/gpu\":4}}]}]}"
+            : "{\"cluster\":{\"levels\":[\"rack\",\"kubernetes.io/hostname\"],\"nodes\":[]},\"gangs\":["
+              "{\"name\":\"g0\",\"pod_sets\":[{\"name\":\"w\",\"count\":1,\"requests\":{\"nvidia.com/gpu\":4}}]},"
+              "{\"name\":\"g1\",\"pod_sets\":[{\"name\":\"w\",\"count\":1,\"requests\":{\"nvidia.com/gpu\":4}}]}]}";
+    rf_error_t err;
+    rf_problem_t *tmp = NULL;
+    cr_assert_eq(rf_problem_from_json(json, strlen(json), NULL, &tmp, &err), RF_OK, "%s", err.message);
+    cr_assert_str_eq(snap->problem->resources[1], "nvidia.com/gpu");
+    tmp->nodes = snap->problem->nodes;
+    tmp->n_nodes = snap->problem->n_nodes;
+    *ans = rf_answer_new(tmp);
+    if (two_sets) {
+        cr_assert_eq(rf_answer_add(*ans, 0, 0, node, 1), RF_OK);
+        cr_assert_eq(rf_answer_add(*ans, 0, 1, node, 1), RF_OK);
+    } else {
+        cr_assert_eq(rf_answer_add(*ans, 0, 0, node, 1), RF_OK);
+        cr_assert_eq(rf_answer_add(*ans, 1, 0, node, 1), RF_OK);
+    }
     *pb = tmp;
 }
 
@@ -158,8 +188,109 @@ Test(store, expiry_and_remove)
     rf__patch_t bad = {.remove = nope, .n_remove = 1};
     cr_assert_eq(rf__store_patch(st, "c", v, &bad, NULL, 200, &v, &err), RF_ENOTFOUND);
     cr_assert_str_eq(err.path, "remove[0]");
-    cr_assert_eq(rf__store_delete(st, "c", -1, &err), RF_OK);
+    /* Delete expires commits before it compares versions, like every op: a
+     * commit made now with a 1 ms TTL has expired by the delete's clock. */
+    cr_assert_eq(rf__store_acquire(st, "c", -1, 200, &snap, &err), RF_OK);
+    s_place(snap, "g2", 1, 0, &pb, &ans);
+    cr_assert_eq(rf__store_commit(st, snap, pb, ans, 1, 200, &v, &err), RF_OK, "%s", err.message);
+    s_done(&pb, &ans);
+    rf__store_unref(st, &snap);
+    cr_assert_eq(rf__store_delete(st, "c", v, &err), RF_ESTALE);
+    cr_assert_eq(rf__store_delete(st, "c", v + 1, &err), RF_OK, "%s", err.message);
     cr_assert_eq(rf__store_info(st, "c", 0, &info, &err), RF_ENOTFOUND);
+    rf__store_destroy(&st);
+    rf_test_no_leaks();
+}
+
+/* Node a has 8 GPUs; solve X commits 4 on it; a solve that read the same
+ * version places two gangs (or two pod sets) of 4 GPUs each on a: each fits
+ * alone (4 <= 8 - 4), together they do not (8 > 4): stale, nothing kept.
+ * The same answer on node b (empty) commits. */
+Test(store, raced_commit_sums_the_whole_answer)
+{
+    for (int two_sets = 0; two_sets < 2; two_sets++) {
+        rf__store_t *st = rf__store_new(4, 100);
+        rf_error_t err;
+        int64_t v = 0;
+        cr_assert_eq(rf__store_put(st, "c", s_cluster(0), 0, 0, &v, &err), RF_OK);
+        rf__snapshot_t *snap = NULL;
+        cr_assert_eq(rf__store_acquire(st, "c", -1, 0, &snap, &err), RF_OK);
+        rf_problem_t *pb;
+        rf_answer_t *ans;
+        s_place(snap, "x", 1, 0, &pb, &ans);
+        cr_assert_eq(rf__store_commit(st, snap, pb, ans, 1000, 0, &v, &err), RF_OK, "%s", err.message);
+        s_done(&pb, &ans);
+        cr_assert_eq(s_used(st, 0), 4);
+
+        s_place_two(snap, two_sets, 0, &pb, &ans);
+        cr_assert_eq(rf__store_commit(st, snap, pb, ans, 1000, 0, &v, &err), RF_ESTALE);
+        s_done(&pb, &ans);
+        cr_assert_eq(s_used(st, 0), 4, "12 of 8 GPUs used");
+        rf__store_info_t info;
+        cr_assert_eq(rf__store_info(st, "c", 0, &info, &err), RF_OK);
+        cr_assert_eq(info.commits, 1);
+
+        s_place_two(snap, two_sets, 1, &pb, &ans);
+        cr_assert_eq(rf__store_commit(st, snap, pb, ans, 1000, 0, &v, &err), RF_OK, "%s", err.message);
+        s_done(&pb, &ans);
+        cr_assert_eq(s_used(st, 1), 8);
+        rf__store_unref(st, &snap);
+        rf__store_destroy(&st);
+    }
+    rf_test_no_leaks();
+}
+
+/* Two solves commit gang g on node a: two entries, each with its own
+ * expiry (the second does not extend the first); a confirm of g on a drops
+ * both (a confirm covers every commit of the gang on the nodes it names). */
+Test(store, commits_per_solve_expire_alone)
+{
+    rf__store_t *st = rf__store_new(4, 100);
+    rf_error_t err;
+    int64_t v = 0;
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), 0, 0, &v, &err), RF_OK);
+    rf_problem_t *pb;
+    rf_answer_t *ans;
+    rf__snapshot_t *snap = NULL;
+    cr_assert_eq(rf__store_acquire(st, "c", -1, 0, &snap, &err), RF_OK);
+    s_place(snap, "g", 1, 0, &pb, &ans);
+    cr_assert_eq(rf__store_commit(st, snap, pb, ans, 100, 0, &v, &err), RF_OK, "%s", err.message);
+    s_done(&pb, &ans);
+    rf__store_unref(st, &snap);
+    cr_assert_eq(rf__store_acquire(st, "c", -1, 50, &snap, &err), RF_OK);
+    s_place(snap, "g", 1, 0, &pb, &ans);
+    cr_assert_eq(rf__store_commit(st, snap, pb, ans, 100, 50, &v, &err), RF_OK, "%s", err.message);
+    s_done(&pb, &ans);
+    rf__store_unref(st, &snap);
+    rf__store_info_t info;
+    cr_assert_eq(rf__store_info(st, "c", 60, &info, &err), RF_OK);
+    cr_assert_eq(info.commits, 2);
+    cr_assert_eq(info.commit_pods, 2);
+    cr_assert_eq(rf__store_info(st, "c", 120, &info, &err), RF_OK); /* the first expired, the second lives */
+    cr_assert_eq(info.commits, 1);
+    cr_assert_eq(info.commit_pods, 1);
+    cr_assert_eq(rf__store_info(st, "c", 160, &info, &err), RF_OK);
+    cr_assert_eq(info.commits, 0);
+
+    /* Again, then confirm g on a: both entries go. */
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(rf__store_acquire(st, "c", -1, 200, &snap, &err), RF_OK);
+        s_place(snap, "g", 1, 0, &pb, &ans);
+        cr_assert_eq(rf__store_commit(st, snap, pb, ans, 100, 200, &v, &err), RF_OK, "%s", err.message);
+        s_done(&pb, &ans);
+        rf__store_unref(st, &snap);
+    }
+    rf_problem_t *usedp = s_cluster(8);
+    usedp->n_nodes = 1;
+    const char *g[] = {"g"};
+    rf__includes_t inc[1] = {{g, 1}};
+    rf__patch_t patch = {.used = usedp, .includes = inc};
+    cr_assert_eq(rf__store_patch(st, "c", v, &patch, NULL, 210, &v, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(rf__store_info(st, "c", 210, &info, &err), RF_OK);
+    cr_assert_eq(info.commits, 0);
+    cr_assert_eq(s_used(st, 0), 8);
+    usedp->n_nodes = 2;
+    rf_problem_destroy(&usedp);
     rf__store_destroy(&st);
     rf_test_no_leaks();
 }

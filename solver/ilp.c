@@ -63,6 +63,7 @@ typedef struct {
     int64_t *hs_start; /* [n_gangs + 1] */
     s_uc_t *hs;
     int32_t *ycol; /* [n_gangs], -1 none */
+    int32_t *acol; /* [n_gangs]: "has new pods" for gangs admissible with none (else = ycol) */
     /* z columns for the incumbent mapping: (gang, domain) -> col */
     int64_t *zs_start; /* [n_gangs + 1] */
     s_uc_t *zs;        /* unit field holds the domain */
@@ -573,6 +574,29 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
         bool one_pod = gang_room <= 1;
         for (int32_t p = 0; p < gg->n_pod_sets; p++)
             one_pod &= gg->pod_sets[p].n_bound_pods == 0;
+        /* A gang that can be admitted with no pod at all (every min_count 0,
+         * nothing bound) has no domain then: its domain rows hang on `a`,
+         * "has new pods" (a <= y, pods only with a), not on y. Otherwise y=1
+         * would force a domain, and an empty admission (which can lengthen an
+         * ordered prefix) would be cut from the program. */
+        bool emptiable = true;
+        for (int32_t p = 0; p < gg->n_pod_sets; p++)
+            emptiable &= gg->pod_sets[p].min_count == 0 && gg->pod_sets[p].n_bound_pods == 0;
+        int32_t a = y;
+        if (emptiable && !one_pod) {
+            a = rf__mip_col(mip, 0, 1, true);
+            int32_t ra = rf__mip_row(mip, -RF_MIP_INF, 0); /* a <= y */
+            rf__mip_coef(mip, ra, a, 1);
+            rf__mip_coef(mip, ra, y, -1);
+            for (int32_t p = 0; p < gg->n_pod_sets; p++) {
+                int32_t fp = s->ps0[g] + p;
+                int32_t rx = rf__mip_row(mip, -RF_MIP_INF, 0); /* pods only with a */
+                for (int64_t i = s->xs_start[fp]; i < s->xs_start[fp + 1]; i++)
+                    rf__mip_coef(mip, rx, b->xs.v[i].col, 1);
+                rf__mip_coef(mip, rx, a, -(double)gg->pod_sets[p].count);
+            }
+        }
+        s->acol[g] = a;
         /* z per domain level: x inside d => z_d; sum z >= y; z <= y */
         s->zs_start[g] = b->zs.n;
         for (int32_t l = 0; l < s->zl && !one_pod; l++) {
@@ -595,7 +619,7 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
                 }
             /* sum z - y >= 0; at the required level = 0: one domain */
             int32_t rsum = rf__mip_row(mip, 0, l == Rg ? 0 : RF_MIP_INF);
-            rf__mip_coef(mip, rsum, y, -1);
+            rf__mip_coef(mip, rsum, a, -1);
             for (int64_t j = z0; j < b->zs.n; j++) {
                 int32_t d = b->zs.v[j].unit, zc = b->zs.v[j].col;
                 rf__mip_coef(mip, rsum, zc, 1);
@@ -619,9 +643,9 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
                         M = (double)gang_room;
                     rf__mip_coef(mip, rl, zc, -(M > 0 ? M : 1));
                 }
-                int32_t ry = rf__mip_row(mip, -RF_MIP_INF, 0); /* z <= y */
+                int32_t ry = rf__mip_row(mip, -RF_MIP_INF, 0); /* z <= a (a <= y) */
                 rf__mip_coef(mip, ry, zc, 1);
-                rf__mip_coef(mip, ry, y, -1);
+                rf__mip_coef(mip, ry, a, -1);
                 if (!s_stage_add(b, n_stages - 1, zc, gg->bandwidth * pb->level_costs[l]))
                     goto oom;
             }
@@ -648,14 +672,14 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
                     rf__mip_coef(mip, row, hc, 1);
                     rf__mip_coef(mip, row, y, -1);
                 }
-            int32_t rsum = rf__mip_row(mip, 0, Rg == s->L - 1 ? 0 : RF_MIP_INF); /* sum h >= y */
-            rf__mip_coef(mip, rsum, y, -1);
+            int32_t rsum = rf__mip_row(mip, 0, Rg == s->L - 1 ? 0 : RF_MIP_INF); /* sum h >= a */
+            rf__mip_coef(mip, rsum, a, -1);
             for (int64_t j = s->hs_start[g]; j < b->hs.n; j++) {
                 int32_t u = b->hs.v[j].unit, hc = b->hs.v[j].col;
                 rf__mip_coef(mip, rsum, hc, 1);
-                int32_t ry = rf__mip_row(mip, -RF_MIP_INF, 0); /* h <= c*y */
+                int32_t ry = rf__mip_row(mip, -RF_MIP_INF, 0); /* h <= c*a */
                 rf__mip_coef(mip, ry, hc, 1);
-                rf__mip_coef(mip, ry, y, -(double)s->units[u].count);
+                rf__mip_coef(mip, ry, a, -(double)s->units[u].count);
                 if (!s_stage_add(b, n_stages - 1, hc, gg->bandwidth * pb->level_costs[s->L - 1]))
                     goto oom;
                 /* x <= fit * h, per pod set; resources per node for several */
@@ -691,7 +715,7 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
         }
         s->hs_start[g + 1] = b->hs.n;
         /* the penalty's constant part: - sum of costs, with y */
-        if (!one_pod && !s_stage_add(b, n_stages - 1, y, -gg->bandwidth * cost_sum))
+        if (!one_pod && !s_stage_add(b, n_stages - 1, a, -gg->bandwidth * cost_sum))
             goto oom;
         /* ordered: the prefix stage counts y */
         if (ordered && !s_stage_add(b, k * per, y, 1))
@@ -768,6 +792,10 @@ static bool s_map_incumbent(const s_ilp_t *s, const rf_answer_t *inc, double *x)
             continue;
         const rf_gang_t *gg = &pb->gangs[g];
         x[s->ycol[g]] = 1;
+        if (s->acol[g] != s->ycol[g])
+            for (int32_t p = 0; p < gg->n_pod_sets; p++)
+                if (inc->gangs[g].pod_sets[p].n_placements > 0)
+                    x[s->acol[g]] = 1;
         /* every node of the gang: new and bound */
         for (int32_t p = 0; p < gg->n_pod_sets; p++) {
             const rf_pod_set_t *ps = &gg->pod_sets[p];
@@ -1088,7 +1116,17 @@ static bool s_decode(s_ilp_t *s, const double *x, const rf_answer_t *inc, rf_ans
             continue;
         }
         if (x[s->ycol[g]] < 0.5) {
-            if (!inc->gangs[g].admitted) {
+            /* ordered admission: name the earlier gang of its priority that
+             * this answer rejects (the incumbent's reason may name another) */
+            int32_t blocker = -1;
+            for (int32_t e = 0; e < g && pb->options.admission == RF_ADMIT_ORDERED; e++)
+                if (pb->gangs[e].priority == pb->gangs[g].priority && !ans->gangs[e].admitted && blocker < 0)
+                    blocker = e;
+            if (blocker >= 0) {
+                rf_why_t why = {.level = -1, .resource = -1, .fits = -1, .needs = -1};
+                rf_answer_reject(ans, g, why, "ordered admission: %s, earlier at the same priority, was not admitted",
+                                 pb->gangs[blocker].name);
+            } else if (!inc->gangs[g].admitted) {
                 rf_answer_reject(ans, g, inc->gangs[g].why, "%s", inc->gangs[g].reason ? inc->gangs[g].reason : "");
             } else {
                 rf_why_t why = {.level = -1, .resource = pb->options.value_resource, .fits = -1, .needs = -1};
@@ -1136,6 +1174,7 @@ static void s_ilp_fini(s_ilp_t *s)
     free(s->hs_start);
     free(s->hs);
     free(s->ycol);
+    free(s->acol);
     free(s->zs_start);
     free(s->zs);
     free(s->ps_dom_start);
@@ -1183,10 +1222,11 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
     s.node_unit = malloc((size_t)(s.N + 1) * sizeof *s.node_unit);
     s.ps0 = malloc((size_t)(pb->n_gangs + 1) * sizeof *s.ps0);
     s.ycol = malloc((size_t)(pb->n_gangs + 1) * sizeof *s.ycol);
+    s.acol = malloc((size_t)(pb->n_gangs + 1) * sizeof *s.acol);
     s.hs_start = calloc((size_t)pb->n_gangs + 1, sizeof *s.hs_start);
     s.zs_start = calloc((size_t)pb->n_gangs + 1, sizeof *s.zs_start);
     if (!keep_local || !kept_adm || !bound_node || !s.free || !s.unit_nodes || !s.node_unit || !s.ps0 || !s.ycol ||
-        !s.hs_start || !s.zs_start)
+        !s.acol || !s.hs_start || !s.zs_start)
         goto oom;
     s.n_ps = 0;
     for (int32_t g = 0; g < pb->n_gangs; g++) {
@@ -1297,6 +1337,25 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
     for (int32_t k = 0; k + 1 < n_stages && k < res.n_stages_done; k++)
         stats->values_proven &= res.proven[k];
     stats->penalty_proven = stats->values_proven && res.n_stages_done == n_stages && res.proven[n_stages - 1];
+    /* GLPK prunes within a relative tolerance (tol_obj, 1e-9 here): with a
+     * value stage so large that one pod falls below it, nothing is proven */
+    for (int32_t k = 0; k + 1 < n_stages; k++) {
+        double most = 0;
+        for (int64_t i = 0; i < b.stage_n[k]; i++)
+            most += fabs(b.stage_vals[k][i]) * s.mip.ub[b.stage_cols[k][i]];
+        if (most > 1e8)
+            stats->values_proven = stats->penalty_proven = false;
+    }
+    /* do the program's values equal the incumbent's? (then its bounds hold for it) */
+    if (have_inc) {
+        stats->values_match_incumbent = true;
+        for (int32_t k = 0; k + 1 < n_stages && k < res.n_stages_done; k++) {
+            double v = 0;
+            for (int64_t i = 0; i < b.stage_n[k]; i++)
+                v += b.stage_vals[k][i] * xinc[b.stage_cols[k][i]];
+            stats->values_match_incumbent &= fabs(v - res.obj[k]) < 0.5;
+        }
+    }
     if (res.n_stages_done == n_stages)
         stats->penalty_bound = fmax(0, res.bound[n_stages - 1]);
     if (opts->isolate >= 0)
@@ -1333,6 +1392,7 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
             ans = NULL;
         } else if (!feasible) {
             stats->decode_failed = true;
+            stats->values_proven = stats->penalty_proven = false;
         }
     }
     stats->decode_ms = rf_now_ms() - t2;

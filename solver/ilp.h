@@ -25,12 +25,13 @@ typedef struct {
 } rf__ilp_opts_t;
 
 typedef struct {
-    bool improved;        /* *out holds a better answer than the incumbent */
-    bool solved;          /* the program ran (else: too large, no stages, ...) */
-    bool values_proven;   /* every value stage proven optimal */
-    bool penalty_proven;  /* the penalty stage too */
-    double penalty_bound; /* valid lower bound on the free gangs' penalty, for
-                           * answers with the program's values (-1: none) */
+    bool improved;               /* *out holds a better answer than the incumbent */
+    bool solved;                 /* the program ran (else: too large, no stages, ...) */
+    bool values_proven;          /* every value stage proven optimal */
+    bool penalty_proven;         /* the penalty stage too */
+    bool values_match_incumbent; /* the program's values are the incumbent's (so its bounds hold for it) */
+    double penalty_bound;        /* valid lower bound on the free gangs' penalty, for
+                                  * answers with the program's values (-1: none) */
     int32_t n_cols, n_rows;
     int64_t nnz, nodes;
     int32_t n_units;

@@ -196,10 +196,15 @@ static rf_status s_whole(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *ans
     }
     if (best >= 0 && rf_answer_compare(runs[best].answer, ans) < 0 && rc == RF_OK)
         rc = rf_answer_copy(ans, runs[best].answer);
-    /* a run whose values match the answer's proves a bound for it */
+    /* a run proves a bound for the answer only when its program's values are
+     * the answer's: its own answer equals the answer, or it returned none
+     * (not better) while starting from this very answer and ending at the
+     * incumbent's values */
     for (int32_t i = 0; i < n_runs; i++) {
         const rf__ilp_stats_t *st = &runs[i].stats;
-        bool matches = runs[i].answer ? rf_answer_compare(runs[i].answer, ans) == 0 : st->solved;
+        bool from_ans = !(i == 1 && !small && other);
+        bool matches = runs[i].answer ? rf_answer_compare(runs[i].answer, ans) == 0
+                                      : st->solved && st->values_match_incumbent && from_ans && best < 0;
         if (!st->solved || !matches || st->penalty_bound < 0)
             continue;
         *bound = fmax(*bound, st->penalty_bound);
@@ -278,7 +283,7 @@ static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best,
     const int32_t L = pb->n_levels, N = pb->n_nodes, G = pb->n_gangs;
     bool host_level = strcmp(pb->levels[L - 1], RF_HOSTNAME_LABEL) == 0;
     int32_t zl = host_level ? L - 1 : L;
-    int32_t cap = tree.n_in_tree / 8 + 16;
+    int32_t cap = tree.n_in_tree + 16;
     s_region_t *regions = malloc((size_t)cap * sizeof *regions);
     int32_t *region_of = malloc((size_t)(N + 1) * sizeof *region_of);
     uint8_t *masks = calloc((size_t)threads * (size_t)N + 1, 1);
@@ -510,8 +515,8 @@ static rf_status s_run_ilp(const rf_problem_t *pb, const rf_solve_opts_t *opts, 
     if (!proven)
         bound = fmax(bound, s_gang_bounds(pb, &ck, ans, gang_lb, threads));
     ans->summary.penalty_bound = fmin(bound, ans->summary.penalty);
-    if (ans->summary.penalty - ans->summary.penalty_bound <= 1e-6 * fmax(1.0, ans->summary.penalty))
-        ans->summary.penalty_bound = ans->summary.penalty; /* GLPK's bound to within its tolerance */
+    if (ans->summary.penalty - ans->summary.penalty_bound <= 1e-6)
+        ans->summary.penalty_bound = ans->summary.penalty; /* GLPK's bound to within 1e-6 */
     ans->summary.optimal = proven && ans->summary.penalty <= ans->summary.penalty_bound + 1e-6;
     ans->summary.mode_used = "ilp";
 done:

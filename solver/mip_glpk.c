@@ -15,6 +15,7 @@
  * GLPK without thread-local storage (glp_config("TLS") == NULL) is used by one
  * thread at a time. */
 #include <glpk.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -226,6 +227,7 @@ typedef struct {
     double *best; /* 0-based best solution */
     int *row_ind; /* for stage rows */
     double *row_val;
+    double *rscale; /* row scale factors while loading */
 } s_own_t;
 
 static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int32_t n_stages,
@@ -241,7 +243,7 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
         glp_add_cols(P, n);
     /* rows are scaled so their largest coefficient is 1: resource rows in
      * bytes (1Ti = 2^40) otherwise wreck the simplex's numerics */
-    double *rscale = calloc((size_t)mip->n_rows + 1, sizeof *rscale);
+    double *rscale = own->rscale = calloc((size_t)mip->n_rows + 1, sizeof *rscale);
     if (!rscale) {
         glp_delete_prob(P);
         return rf_error_set(err, RF_ENOMEM, "", "out of memory building the integer program");
@@ -275,6 +277,7 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
         own->ar[k + 1] = mip->tv[k] * rscale[mip->ti[k]];
     }
     free(rscale);
+    own->rscale = NULL;
     if (mip->nnz > 0)
         glp_load_matrix(P, (int)mip->nnz, own->ia, own->ja, own->ar);
     glp_scale_prob(P, GLP_SF_AUTO);
@@ -303,7 +306,7 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
         glp_smcp sm;
         glp_init_smcp(&sm);
         sm.msg_lev = GLP_MSG_OFF;
-        sm.tm_lim = (int)fmax(1, deadline - now);
+        sm.tm_lim = (int)fmin(INT_MAX, fmax(1, deadline - now));
         int rc = glp_simplex(P, &sm);
         int lp = glp_get_status(P);
         if (rc != 0 || lp != GLP_OPT) {
@@ -320,8 +323,9 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
         glp_init_iocp(&io);
         io.msg_lev = GLP_MSG_OFF;
         io.presolve = GLP_OFF;
-        io.tm_lim = (int)fmax(1, deadline - rf_now_ms());
+        io.tm_lim = (int)fmin(INT_MAX, fmax(1, deadline - rf_now_ms()));
         io.mip_gap = opts->mip_gap;
+        io.tol_obj = 1e-9; /* prune finer than GLPK's 1e-7: one pod must count in large value stages */
         io.gmi_cuts = GLP_ON;
         io.mir_cuts = GLP_ON;
         io.fp_heur = GLP_ON;
@@ -456,5 +460,6 @@ rf_status rf__mip_solve(const rf__mip_t *mip, const rf__mip_stage_t *stages, int
     free(own->best);
     free(own->row_ind);
     free(own->row_val);
+    free(own->rscale);
     return rc;
 }

@@ -173,3 +173,21 @@ Test(ilp, neighbourhood_search_on_the_models_is_feasible_and_never_worse, .timeo
     }
     rf_test_no_leaks();
 }
+
+/* Found in review: under ordered admission, a gang that may be admitted with
+ * no pod at all lengthens the prefix; the program once could not admit it
+ * empty and claimed a shorter prefix optimal. */
+Test(ilp, ordered_prefix_counts_gangs_admitted_empty)
+{
+    rf_problem_t *pb = NULL;
+    rf_error_t err;
+    const char *file = RF_SOURCE_DIR "/tests/data/ilp/ordered_empty_admission.json";
+    cr_assert_eq(rf_problem_from_json_file(file, NULL, &pb, &err), RF_OK, "%s", err.message);
+    rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 1, 60000);
+    rf_test_assert_feasible(pb, a, file);
+    cr_assert_eq(rf_exhaust_compare(pb, a), 0, "not the exhaustive optimum");
+    cr_assert(a->summary.optimal);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}

@@ -188,7 +188,26 @@ void rf__binder_fini(rf__binder_t *b)
 
 static bool s_lost(const rf__binder_t *b)
 {
-    return b->lost && *b->lost;
+    if ((b->lost && *b->lost) || (b->stop && *b->stop))
+        return true;
+    double until = b->lease_until ? atomic_load(b->lease_until) : 0;
+    return until > 0 && rf__now() > until;
+}
+
+bool rf__binder_stopped(const rf__binder_t *b)
+{
+    return s_lost(b);
+}
+
+/* kube_batch's stop test: asked before every request starts and on every
+ * turn of its loop, so it also says the binder is alive (a batch waiting out
+ * Retry-After or the rate limit may take minutes). */
+static bool s_stop_fn(void *ctx)
+{
+    rf__binder_t *b = ctx;
+    if (b->heartbeat)
+        atomic_store(b->heartbeat, rf__now());
+    return s_lost(b);
 }
 
 bool rf__binder_holds(void *binder, const char *gang)
@@ -263,8 +282,10 @@ typedef struct {
 } s_req_t;
 
 /* Run requests `reqs[idx[k]]` with retries; ok[i] says which succeeded
- * (accept(i, call) decides); returns how many did not. */
-static int s_run(rf__binder_t *b, const char *method, const char *ctype, s_req_t *reqs, int n, bool *ok,
+ * (accept(i, call) decides); returns how many did not. unsure[i] (may be
+ * NULL) says that a failed request's last answer was a passing failure (a
+ * timeout, a connection error, a 5xx): the server may have applied it. */
+static int s_run(rf__binder_t *b, const char *method, const char *ctype, s_req_t *reqs, int n, bool *ok, bool *unsure,
                  bool (*accept)(rf__binder_t *, int, const rf__kcall_t *, void *), void *actx, char *why,
                  size_t why_cap)
 {
@@ -280,6 +301,8 @@ static int s_run(rf__binder_t *b, const char *method, const char *ctype, s_req_t
     for (int i = 0; i < n; i++) {
         idx[i] = i;
         ok[i] = false;
+        if (unsure)
+            unsure[i] = false;
     }
     for (int round = 0; todo > 0; round++) {
         for (int k = 0; k < todo; k++) {
@@ -299,11 +322,14 @@ static int s_run(rf__binder_t *b, const char *method, const char *ctype, s_req_t
             }
         }
         rf_error_t err;
-        rf__kube_batch(b->multi, calls, todo, &b->lim, b->timeout_ms, b->lost, &err);
+        rf__kube_batch_fn(b->multi, calls, todo, &b->lim, b->timeout_ms, s_stop_fn, b, &err);
         int again = 0;
         for (int k = 0; k < todo; k++) {
             rf__kcall_t *c = &calls[k];
             int i = idx[k];
+            /* not sent (EBUSY) or 429 (refused unread): an earlier answer still stands */
+            if (unsure && c->transport != RF_EBUSY && !(c->transport == RF_OK && c->resp.status == 429))
+                unsure[i] = s_transient(c);
             if (c->transport == RF_OK && accept(b, i, c, actx)) {
                 ok[i] = true;
                 rf__kresp_fini(&c->resp);
@@ -350,6 +376,39 @@ static bool s_accept_2xx(rf__binder_t *b, int i, const rf__kcall_t *c, void *ctx
     return c->resp.status >= 200 && c->resp.status < 300;
 }
 
+/* GET the pod from the server: 1 when it is still the pod `p` names (same
+ * uid) and is bound (its node in `node`), 0 when it is not bound or not that
+ * pod any more, -1 when the server could not tell. */
+static int s_get_node(rf__binder_t *b, const rf__bind_t *p, char *node, size_t node_cap)
+{
+    int ret = -1;
+    if (s_lost(b))
+        return -1;
+    rf__kconn_t *conn = rf__kconn_new(b->kube);
+    char path[600];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
+    rf__kresp_t r;
+    rf_error_t err;
+    if (conn && rf__kube_call(conn, "GET", path, NULL, NULL, b->timeout_ms, &r, &err) == RF_OK) {
+        if (r.status == 404)
+            ret = 0;
+        if (r.status == 200) {
+            rf__arena_t *a = rf__arena_new(0);
+            rf_doc_t *doc = NULL;
+            if (a && rf__kube_json(r.body, r.len, a, &doc, &err) == RF_OK) {
+                const char *uid = rf__doc_str(doc, "metadata.uid"), *nn = rf__doc_str(doc, "spec.nodeName");
+                ret = uid && nn && *nn && strcmp(uid, p->uid) == 0;
+                if (ret == 1)
+                    snprintf(node, node_cap, "%s", nn);
+            }
+            rf__arena_destroy(&a);
+        }
+        rf__kresp_fini(&r);
+    }
+    rf__kconn_destroy(&conn);
+    return ret;
+}
+
 /* 201, or 409 because our own earlier (timed-out) request bound it there. */
 static bool s_accept_bind(rf__binder_t *b, int i, const rf__kcall_t *c, void *ctx)
 {
@@ -365,26 +424,9 @@ static bool s_accept_bind(rf__binder_t *b, int i, const rf__kcall_t *c, void *ct
     const rf__kpod_t *kp = rf__cache_get(b->cache, RF_KIND_POD, key);
     bool same = kp && strcmp(kp->uid, p->uid) == 0 && kp->node_name && strcmp(kp->node_name, p->node) == 0;
     rf__cache_unlock(b->cache);
-    if (!same) {
-        /* the cache may lag: ask the server */
-        rf__kconn_t *conn = rf__kconn_new(b->kube);
-        char path[600];
-        snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
-        rf__kresp_t r;
-        rf_error_t err;
-        if (conn && rf__kube_call(conn, "GET", path, NULL, NULL, b->timeout_ms, &r, &err) == RF_OK) {
-            if (r.status == 200) {
-                rf__arena_t *a = rf__arena_new(0);
-                rf_doc_t *doc = NULL;
-                if (a && rf__kube_json(r.body, r.len, a, &doc, &err) == RF_OK) {
-                    const char *uid = rf__doc_str(doc, "metadata.uid"), *nn = rf__doc_str(doc, "spec.nodeName");
-                    same = uid && nn && strcmp(uid, p->uid) == 0 && strcmp(nn, p->node) == 0;
-                }
-                rf__arena_destroy(&a);
-            }
-            rf__kresp_fini(&r);
-        }
-        rf__kconn_destroy(&conn);
+    if (!same) { /* the cache may lag: ask the server */
+        char nn[256];
+        same = s_get_node(b, p, nn, sizeof nn) == 1 && strcmp(nn, p->node) == 0;
     }
     return same;
 }
@@ -450,9 +492,10 @@ static int s_rollback(rf__binder_t *b, const char *gang, const rf__bind_t *pods,
     if (m == 0)
         goto done;
     b->rollbacks++;
-    failed = s_run(b, "DELETE", "application/json", reqs, m, ok, s_accept_delete, NULL, why, sizeof why);
+    failed = s_run(b, "DELETE", "application/json", reqs, m, ok, NULL, s_accept_delete, NULL, why, sizeof why);
     for (int k = 0; k < m; k++)
-        s_set_assumed(b, which[k], false);
+        if (ok[k]) /* a pod whose delete failed is still bound: its capacity stays taken */
+            s_set_assumed(b, which[k], false);
     if (failed)
         rf__log(RF_LOG_ERROR,
                 "gang %s: rollback left %d of %d pods bound: %s (the next watcher to lead retries it "
@@ -513,9 +556,9 @@ rf_status rf__bind_gang(rf__binder_t *b, const rf__decision_t *d, char *why, siz
     char attempt[160];
     snprintf(attempt, sizeof attempt, "%s.%lld.%lu", b->identity, (long long)(rf__wall() * 1000), ++b->attempt_seq);
     s_req_t *intent = calloc((size_t)n, sizeof *intent), *bind = calloc((size_t)n, sizeof *bind);
-    bool *ok = calloc((size_t)n, sizeof *ok);
+    bool *ok = calloc((size_t)n, sizeof *ok), *unsure = calloc((size_t)n, sizeof *unsure);
     rf_status rc = RF_OK;
-    if (!intent || !bind || !ok) {
+    if (!intent || !bind || !ok || !unsure) {
         snprintf(why, why_cap, "out of memory");
         rc = RF_ENOMEM;
         goto done;
@@ -559,7 +602,8 @@ rf_status rf__bind_gang(rf__binder_t *b, const rf__decision_t *d, char *why, siz
     }
     /* 1. the intent on every pod; nothing is bound yet, so a failure costs nothing */
     double t0 = rf__now();
-    int failed = s_run(b, "PATCH", "application/merge-patch+json", intent, n, ok, s_accept_2xx, NULL, why, why_cap);
+    int failed =
+        s_run(b, "PATCH", "application/merge-patch+json", intent, n, ok, NULL, s_accept_2xx, NULL, why, why_cap);
     if (failed) {
         rc = RF_EIO;
         b->binds_failed++;
@@ -570,7 +614,22 @@ rf_status rf__bind_gang(rf__binder_t *b, const rf__decision_t *d, char *why, siz
     /* 2. the bindings */
     double t1 = rf__now();
     s_bind_ctx_t bc = {.pods = d->binds};
-    failed = s_run(b, "POST", "application/json", bind, n, ok, s_accept_bind, &bc, why, why_cap);
+    failed = s_run(b, "POST", "application/json", bind, n, ok, unsure, s_accept_bind, &bc, why, why_cap);
+    /* a binding whose last answer was a timeout or a 5xx may have been applied: ask */
+    for (int i = 0; i < n && failed; i++) {
+        char nn[256];
+        if (ok[i] || !unsure[i] || s_get_node(b, &d->binds[i], nn, sizeof nn) != 1)
+            continue;
+        if (strcmp(nn, d->binds[i].node) != 0) {
+            /* bound, but not where this attempt put it: counted as bound so the rollback deletes it */
+            free(d->binds[i].node);
+            d->binds[i].node = s_dup(nn);
+        }
+        rf__log(RF_LOG_INFO, "gang %s: pod %s/%s was bound although its binding failed", d->gang, d->binds[i].ns,
+                d->binds[i].name);
+        ok[i] = true;
+        failed--;
+    }
     for (int i = 0; i < n; i++)
         if (ok[i])
             s_set_assumed(b, &d->binds[i], true);
@@ -593,6 +652,7 @@ done:
     s_reqs_free(intent, intent ? n : 0);
     s_reqs_free(bind, bind ? n : 0);
     free(ok);
+    free(unsure);
     return rc;
 }
 
@@ -657,7 +717,8 @@ typedef struct {
     char attempt[160];
     char gang[320];
     rf__bind_t pod;
-    bool bound, pending, started;
+    int size; /* the attempt's pod count, from the intent */
+    bool bound, pending, started, ended;
 } s_intent_t;
 
 static int s_intent_cmp(const void *x, const void *y)
@@ -674,7 +735,7 @@ void rf__binder_recover(rf__binder_t *b)
     for (int32_t i = 0; in && i < pm->n; i++) {
         const rf__kpod_t *p = pm->items[i].obj;
         const char *v = rf__kvs_get(&p->annotations, RF_ANN_INTENT);
-        if (!v || rf__kpod_terminal(p) || p->deleting)
+        if (!v || p->deleting)
             continue;
         char attempt[160], node[256];
         int size = 0;
@@ -682,7 +743,12 @@ void rf__binder_recover(rf__binder_t *b)
             continue;
         s_intent_t *x = &in[n++];
         snprintf(x->attempt, sizeof x->attempt, "%s", attempt);
+        x->size = size;
         rf__pod_gang_name(p, x->gang, sizeof x->gang);
+        if (rf__kpod_terminal(p)) { /* it ran (or was rejected): counts towards the size, nothing to undo */
+            x->ended = true;
+            continue;
+        }
         x->pod = (rf__bind_t){.ns = s_dup(p->ns),
                               .name = s_dup(p->name),
                               .uid = s_dup(p->uid),
@@ -696,35 +762,42 @@ void rf__binder_recover(rf__binder_t *b)
         return;
     qsort(in, (size_t)n, sizeof *in, s_intent_cmp);
     for (int a = 0; a < n;) {
-        int z = a, bound = 0, pending = 0, started = 0;
+        int z = a, bound = 0, pending = 0, started = 0, ended = 0, size = 0;
         while (z < n && strcmp(in[z].attempt, in[a].attempt) == 0) {
             bound += in[z].bound;
             pending += in[z].pending;
             started += in[z].started && in[z].bound;
+            ended += in[z].ended;
+            size = in[z].size > size ? in[z].size : size;
             z++;
         }
-        if (bound > 0 && pending > 0) {
+        /* partial: a partner still pending with the intent, or fewer bound than the
+         * attempt's size (the others were deleted, or recreated without the intent) */
+        if (bound > 0 && (pending > 0 || bound + ended < size)) {
             rf__bind_t *pods = calloc((size_t)(z - a), sizeof *pods);
             bool *sel = calloc((size_t)(z - a), sizeof *sel);
             if (pods && sel) {
                 for (int k = a; k < z; k++) {
                     pods[k - a] = in[k].pod;
-                    sel[k - a] = in[k].bound;
+                    sel[k - a] = in[k].bound && !in[k].ended;
                 }
-                rf__log(RF_LOG_WARN, "gang %s: attempt %s was left partly bound (%d bound, %d pending): rolling back",
-                        in[a].gang, in[a].attempt, bound, pending);
+                rf__log(RF_LOG_WARN,
+                        "gang %s: attempt %s was left partly bound (%d of %d bound, %d pending): rolling back",
+                        in[a].gang, in[a].attempt, bound, size, pending);
                 s_rollback(b, in[a].gang, pods, z - a, sel);
             }
             free(pods);
             free(sel);
         } else if (bound > 0 && started < bound) {
             rf__bind_t *pods = calloc((size_t)(z - a), sizeof *pods);
+            int m = 0;
             if (pods) {
                 for (int k = a; k < z; k++)
-                    pods[k - a] = in[k].pod;
+                    if (!in[k].ended)
+                        pods[m++] = in[k].pod;
                 rf__log(RF_LOG_INFO, "gang %s: attempt %s is bound; following it until the kubelets admit it",
                         in[a].gang, in[a].attempt);
-                s_follow_add(b, in[a].gang, in[a].attempt, pods, z - a);
+                s_follow_add(b, in[a].gang, in[a].attempt, pods, m);
             }
             free(pods);
         }
@@ -843,15 +916,17 @@ void rf__binder_tell(rf__binder_t *b, const rf__pgang_t *g, const char *reason)
     if (n == 0)
         goto done;
     char why[512] = "";
-    int failed =
-        s_run(b, "PATCH", "application/strategic-merge-patch+json", patch, n, ok, s_accept_2xx, NULL, why, sizeof why);
+    int failed = s_run(b, "PATCH", "application/strategic-merge-patch+json", patch, n, ok, NULL, s_accept_2xx, NULL,
+                       why, sizeof why);
     if (failed)
         rf__log(RF_LOG_WARN, "gang %s: %d condition updates failed: %s", g->name, failed, why);
     why[0] = '\0';
-    failed = s_run(b, "POST", "application/json", event, ne, ok, s_accept_2xx, NULL, why, sizeof why);
+    failed = s_run(b, "POST", "application/json", event, ne, ok, NULL, s_accept_2xx, NULL, why, sizeof why);
     if (failed)
         rf__log(RF_LOG_WARN, "gang %s: %d events failed: %s", g->name, failed, why);
     b->events += ne - failed;
+    if (t) /* told: a changed reason waits retell_s */
+        t->until = rf__now() + b->retell_s;
     rf__log(RF_LOG_INFO, "gang %s: unschedulable: %s (told %d pods)", g->name, reason, n);
 done:
     s_reqs_free(patch, n);

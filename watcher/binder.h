@@ -15,10 +15,17 @@
  * pod that fails first (OutOfcpu...) or vanishes rolls the gang back the same
  * way, and so does `admit_timeout_s` passing.
  *
+ * A binding whose last answer was a timeout or a 5xx may have been applied:
+ * the pod is read back (GET), and one still of that uid with a node counts as
+ * bound (towards the gang, or the rollback). A rollback's failed delete
+ * leaves the pod's capacity assumed taken.
+ *
  * A watcher that takes over reads the intents (rf__binder_recover): an
- * attempt with pods bound and pods still pending is rolled back; one with
- * every pod bound is followed. When *lost becomes non-zero (the Lease is
- * gone) no new request starts; the successor rolls back what is partial. */
+ * attempt with pods bound and pods still pending, or with fewer bound (or
+ * ended) than its SIZE, is rolled back; one with every pod bound is followed. When *lost or *stop becomes non-zero, or
+ * rf__now() passes *lease_until (the Lease may be gone), no new request
+ * starts (checked before every request); the successor rolls back what is
+ * partial. */
 #ifndef RACKFIT_WATCHER_BINDER_H
 #define RACKFIT_WATCHER_BINDER_H
 
@@ -73,8 +80,11 @@ typedef struct {
     rf__kmulti_t *multi;
     rf__limiter_t lim;
     rf__cache_t *cache;
-    const atomic_int *lost; /* non-zero: stop at once */
-    const char *identity;   /* this watcher (the Lease holder identity) */
+    const atomic_int *lost;            /* non-zero: stop at once */
+    const atomic_int *stop;            /* the process is stopping: no new request either */
+    const _Atomic double *lease_until; /* > 0: the Lease may be gone after this rf__now() */
+    _Atomic double *heartbeat;         /* may be NULL: set to rf__now() while requests run (/healthz) */
+    const char *identity;              /* this watcher (the Lease holder identity) */
     const char *scheduler_name;
     int max_retries;        /* per request, passing failures */
     long timeout_ms;        /* per request */
@@ -95,6 +105,9 @@ typedef struct {
 
 void rf__binder_init(rf__binder_t *b);
 void rf__binder_fini(rf__binder_t *b);
+
+/* Has the binder stopped starting requests (Lease lost or past its deadline, or the process stopping)? */
+bool rf__binder_stopped(const rf__binder_t *b);
 
 /* Bind one admitted gang. RF_OK: every pod bound (the gang is followed);
  * otherwise the gang was rolled back (unless the lease was lost) and held,

@@ -362,6 +362,7 @@ static rf_status s_build(rf__cache_t *cache, const rf__gang_opts_t *o, bool (*sk
         }
         /* The gang's size. */
         int64_t need = 1;
+        bool no_total = false; /* refused: its pending pods are still collected, to be told */
         const char *pg_label = rf__kvs_get(&first->labels, RF_LABEL_POD_GROUP);
         if (!single && pg_label && *pg_label) {
             char key[512];
@@ -385,13 +386,13 @@ static rf_status s_build(rf__cache_t *cache, const rf__gang_opts_t *o, bool (*sk
                 g->state = RF_GANG_REFUSED;
                 g->why = s_strdupf("pod group %s: annotation %s is missing or not a positive integer", items[a].gang,
                                    RF_ANN_KUEUE_TOTAL);
-                a = b;
-                continue;
+                no_total = true;
+                v = members;
             }
             need = v;
         }
-        bool forced = false;
-        for (int r = 0; r < n_refused; r++)
+        bool forced = no_total;
+        for (int r = 0; r < n_refused && !no_total; r++)
             if (strcmp(refused[r], g->name) == 0) {
                 g->state = RF_GANG_REFUSED;
                 g->why = strdup(refused_why[r]);
@@ -440,8 +441,15 @@ static rf_status s_build(rf__cache_t *cache, const rf__gang_opts_t *o, bool (*sk
         int64_t total = 0;
         for (int32_t i = a; i < b;) {
             int32_t j = i;
-            while (j < b && strcmp(items[j].pod->sig, items[i].pod->sig) == 0)
+            bool any_member = false;
+            while (j < b && strcmp(items[j].pod->sig, items[i].pod->sig) == 0) {
+                any_member |= !items[j].pod->deleting && !items[j].pod->gated;
                 j++;
+            }
+            if (!any_member) { /* only pods being deleted or gated: not a pod set (it would have count 0) */
+                i = j;
+                continue;
+            }
             const rf__kpod_t *p = items[i].pod;
             rf__gset_t *set = &g->sets[g->n_sets++];
             /* name: the role label, else the pod set's first pod name */

@@ -292,7 +292,7 @@ static size_t s_header(char *data, size_t size, size_t nmemb, void *ud)
         memcpy(buf, data + 12, m);
         buf[m] = '\0';
         double v = strtod(buf, NULL);
-        r->retry_after = v > 0 && v < 3600 ? v : 1;
+        r->retry_after = v > 0 ? (v < 60 ? v : 60) : 1; /* capped: a longer wait outlives the health probe */
     }
     return n;
 }
@@ -534,8 +534,20 @@ void rf__kmulti_destroy(rf__kmulti_t **mp)
     *mp = NULL;
 }
 
+static bool s_atomic_stop(void *ctx)
+{
+    const atomic_int *stop = ctx;
+    return stop && *stop;
+}
+
 rf_status rf__kube_batch(rf__kmulti_t *m, rf__kcall_t *calls, int n, rf__limiter_t *lim, long timeout_ms,
                          const atomic_int *stop, rf_error_t *err)
+{
+    return rf__kube_batch_fn(m, calls, n, lim, timeout_ms, s_atomic_stop, (void *)stop, err);
+}
+
+rf_status rf__kube_batch_fn(rf__kmulti_t *m, rf__kcall_t *calls, int n, rf__limiter_t *lim, long timeout_ms,
+                            bool (*stop)(void *), void *stop_ctx, rf_error_t *err)
 {
     double t0 = rf__now();
     int next = 0, running = 0, done = 0;
@@ -546,11 +558,11 @@ rf_status rf__kube_batch(rf__kmulti_t *m, rf__kcall_t *calls, int n, rf__limiter
     }
     /* calls with a delay go after the others are started, in order: they are few (retries) */
     while (done < n) {
-        bool stopping = stop && *stop;
+        bool stopping = stop && stop(stop_ctx);
         double now = rf__now();
         double wait = 0.05;
-        /* start what may start */
-        while (!stopping && next < n && running < m->n) {
+        /* start what may start; the stop test is asked again before each one */
+        while (!stopping && next < n && running < m->n && !(stopping = stop && stop(stop_ctx))) {
             if (calls[next].delay_s > 0 && now - t0 < calls[next].delay_s) {
                 double w = calls[next].delay_s - (now - t0);
                 wait = w < wait ? w : wait;

@@ -91,6 +91,9 @@ rf__kmulti_t *rf__kmulti_new(rf__kube_t *kube, int concurrency);
 void rf__kmulti_destroy(rf__kmulti_t **m);
 rf_status rf__kube_batch(rf__kmulti_t *m, rf__kcall_t *calls, int n, rf__limiter_t *lim, long timeout_ms,
                          const atomic_int *stop, rf_error_t *err);
+/* The same, with `stop(stop_ctx)` (may be NULL) asked before every request starts. */
+rf_status rf__kube_batch_fn(rf__kmulti_t *m, rf__kcall_t *calls, int n, rf__limiter_t *lim, long timeout_ms,
+                            bool (*stop)(void *), void *stop_ctx, rf_error_t *err);
 
 /* Parse JSON from the API server into `arena` (limits fit Kubernetes
  * objects: big lists, long annotations). */

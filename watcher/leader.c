@@ -34,13 +34,29 @@ static char *s_body(const rf__leader_t *l, const char *rv, const char *holder, c
     return rf__jw_take(&w, NULL);
 }
 
+bool rf__leader_lost(const rf__leader_t *l)
+{
+    double until = atomic_load(&l->valid_until);
+    return l->lost || (l->leading && until > 0 && rf__now() > until);
+}
+
+/* A request's timeout: 5 s, but never past the renew deadline while leading. */
+static long s_timeout_ms(const rf__leader_t *l)
+{
+    double until = atomic_load(&l->valid_until);
+    if (!l->leading || until <= 0)
+        return 5000;
+    double left = (until - rf__now()) * 1e3;
+    return left >= 5000 ? 5000 : left >= 1 ? (long)left : 1;
+}
+
 int rf__leader_try(rf__leader_t *l, rf__kconn_t *conn, char *observed, size_t observed_cap, double *observed_at)
 {
     char path[512];
     snprintf(path, sizeof path, "/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s", l->ns, l->name);
     rf__kresp_t r;
     rf_error_t err;
-    if (rf__kube_call(conn, "GET", path, NULL, NULL, 5000, &r, &err) != RF_OK) {
+    if (rf__kube_call(conn, "GET", path, NULL, NULL, s_timeout_ms(l), &r, &err) != RF_OK) {
         rf__log(RF_LOG_WARN, "lease %s/%s: %s", l->ns, l->name, err.message);
         return 0;
     }
@@ -50,7 +66,7 @@ int rf__leader_try(rf__leader_t *l, rf__kconn_t *conn, char *observed, size_t ob
         char *body = s_body(l, NULL, l->identity, NULL, 0);
         char cpath[512];
         snprintf(cpath, sizeof cpath, "/apis/coordination.k8s.io/v1/namespaces/%s/leases", l->ns);
-        if (body && rf__kube_call(conn, "POST", cpath, "application/json", body, 5000, &r, &err) == RF_OK) {
+        if (body && rf__kube_call(conn, "POST", cpath, "application/json", body, s_timeout_ms(l), &r, &err) == RF_OK) {
             held = r.status == 201 || r.status == 200;
             rf__kresp_fini(&r);
         }
@@ -90,7 +106,7 @@ int rf__leader_try(rf__leader_t *l, rf__kconn_t *conn, char *observed, size_t ob
     bool expired = rf__now() - *observed_at > duration;
     if (mine || free_ || expired) {
         char *body = s_body(l, rv, l->identity, mine ? acquire : NULL, mine ? transitions : transitions + 1);
-        if (body && rf__kube_call(conn, "PUT", path, "application/json", body, 5000, &r, &err) == RF_OK) {
+        if (body && rf__kube_call(conn, "PUT", path, "application/json", body, s_timeout_ms(l), &r, &err) == RF_OK) {
             held = r.status == 200;
             if (r.status == 409)
                 rf__log(RF_LOG_DEBUG, "lease %s/%s: lost the race to update it", l->ns, l->name);
@@ -99,6 +115,11 @@ int rf__leader_try(rf__leader_t *l, rf__kconn_t *conn, char *observed, size_t ob
         free(body);
         if (held && !mine)
             atomic_fetch_add(&l->transitions, 1);
+        if (held && !mine && !free_) {
+            /* taken from a holder that stopped renewing: its last requests may still land */
+            atomic_store(&l->recover_after, rf__now() + l->settle_s);
+            rf__log(RF_LOG_INFO, "lease %s/%s: taken over from %s, whose lease expired", l->ns, l->name, holder);
+        }
     } else {
         held = -1; /* another watcher holds it */
     }
@@ -138,19 +159,21 @@ void *rf__leader_run(void *arg)
     rf__kconn_t *conn = rf__kconn_new(l->kube);
     char observed[512] = "";
     double observed_at = rf__now();
-    double last_renew = 0;
     if (!conn)
         return NULL;
     while (!*l->stop && !l->lost) {
+        double t_try = rf__now(); /* a renewal counts from when it began */
         int held = rf__leader_try(l, conn, observed, sizeof observed, &observed_at);
-        double now = rf__now();
-        if (held > 0) {
-            last_renew = now;
+        /* past the deadline, the binder has stopped (it asks rf__leader_lost): lost for good,
+         * even if this late renewal succeeded */
+        bool late = l->leading && rf__leader_lost(l);
+        if (held > 0 && !late) {
+            atomic_store(&l->valid_until, t_try + l->renew_deadline_s);
             if (!l->leading) {
                 rf__log(RF_LOG_INFO, "leading: lease %s/%s is ours (%s)", l->ns, l->name, l->identity);
                 l->leading = 1;
             }
-        } else if (l->leading && (held < 0 || now - last_renew > l->renew_deadline_s)) {
+        } else if (l->leading && (held < 0 || late)) {
             rf__log(RF_LOG_ERROR, "lost the lease %s/%s: %s; binding stops", l->ns, l->name,
                     held < 0 ? "another watcher holds it" : "not renewed within the renew deadline");
             l->lost = 1;
@@ -163,7 +186,7 @@ void *rf__leader_run(void *arg)
             nanosleep(&ts, NULL);
         }
     }
-    if (l->leading && *l->stop)
+    if (l->leading && *l->stop && !rf__leader_lost(l)) /* past the deadline it may not be ours to release */
         s_release(l, conn);
     l->leading = 0;
     rf__kconn_destroy(&conn);

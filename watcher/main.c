@@ -43,7 +43,8 @@ typedef struct {
     double qps, burst, admit_timeout_s, backoff_base_s, backoff_cap_s, renew_deadline_s, retry_period_s;
 } s_cfg_t;
 
-static atomic_int s_stop; /* lock-free: set from the signal handler */
+static atomic_int s_stop;        /* lock-free: set from the signal handler */
+static atomic_int s_leader_stop; /* set once the cycle loop has returned: the Lease may be released */
 
 static void s_on_signal(int sig)
 {
@@ -263,7 +264,7 @@ static void s_cycle(s_loop_t *L)
         rf__log(RF_LOG_ERROR, "the answer from rackfitd: %s", err.message);
     } else {
         /* Bind in the problem's order (higher priority first is the solver's job: it admitted them together). */
-        for (int32_t i = 0; i < nd && !s_stop && !(L->binder->lost && *L->binder->lost); i++) {
+        for (int32_t i = 0; i < nd && !rf__binder_stopped(L->binder); i++) {
             if (d[i].admitted) {
                 char why[1024];
                 rf__bind_gang(L->binder, &d[i], why, sizeof why);
@@ -459,7 +460,8 @@ int main(int argc, char **argv)
                             .lease_s = (int)cfg.lease_duration_s,
                             .renew_deadline_s = cfg.renew_deadline_s,
                             .retry_s = cfg.retry_period_s,
-                            .stop = &s_stop};
+                            .settle_s = (double)cfg.request_timeout_ms / 1e3,
+                            .stop = &s_leader_stop};
     if (cfg.leader_elect)
         lstarted = pthread_create(&lt, NULL, rf__leader_run, &leader) == 0;
     else
@@ -483,6 +485,9 @@ int main(int argc, char **argv)
     binder.multi = multi;
     binder.cache = cache;
     binder.lost = &leader.lost;
+    binder.stop = &s_stop;
+    binder.lease_until = cfg.leader_elect ? &leader.valid_until : NULL;
+    binder.heartbeat = &health.heartbeat;
     binder.identity = ident;
     binder.scheduler_name = cfg.scheduler_name;
     binder.max_retries = (int)cfg.max_retries;
@@ -505,7 +510,7 @@ int main(int argc, char **argv)
     bool recovered = false;
     uint64_t seen_gen = 0;
     double last_cycle = 0;
-    while (!s_stop && !leader.lost) {
+    while (!s_stop && !rf__leader_lost(&leader)) {
         health.heartbeat = rf__now();
         rf__cache_lock(cache);
         bool synced = (cache->synced & cache->kinds) == cache->kinds;
@@ -516,6 +521,13 @@ int main(int argc, char **argv)
             continue;
         }
         rf__cache_unlock(cache);
+        if (!recovered && rf__now() < leader.recover_after) {
+            /* the Lease was taken over from a holder that let it expire: its last requests may still land */
+            rf__cache_lock(cache);
+            s_wait(cache, 0.2);
+            rf__cache_unlock(cache);
+            continue;
+        }
         if (!recovered) {
             rf__log(RF_LOG_INFO, "synced and leading: checking the intents left by earlier watchers");
             rf__binder_recover(&binder);
@@ -550,12 +562,16 @@ int main(int argc, char **argv)
         last_cycle = rf__now();
         s_cycle(&L);
     }
-    if (leader.lost)
+    if (rf__leader_lost(&leader)) {
+        rf__log(RF_LOG_ERROR, "the Lease was lost or not renewed in time: stopping (exit 1)");
         rc = 1;
+    }
     rf__log(RF_LOG_INFO, "stopping (%ld cycles, %ld solves, %ld pods bound in %ld gangs, %ld rollbacks, %ld retries)",
             L.cycles, L.solves, binder.binds_ok, binder.gangs_bound, binder.rollbacks, binder.retries);
 done:
+    /* the cycle loop has returned (nothing in flight): only now may the Lease be released */
     s_stop = 1;
+    s_leader_stop = 1;
     for (int k = 0; k < RF_KIND_COUNT; k++)
         if (started[k])
             pthread_join(wt[k], NULL);

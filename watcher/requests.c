@@ -7,7 +7,9 @@
 
 #include "rackfit/quantity.h"
 
-/* One container's requests, limits filling what requests leave out. */
+/* One container's requests, limits filling what requests leave out; `out`
+ * must hold this container alone (a limit counts unless this container
+ * requests the resource itself). */
 static rf_status s_container(const rf_doc_t *c, const char *path, rf__res_t *out, rf_error_t *err)
 {
     const rf_doc_t *res = rf__doc_get(c, "resources");
@@ -80,7 +82,8 @@ rf_status rf__pod_requests(const rf_doc_t *spec, rf__res_t *out, rf_error_t *err
     if (cs && cs->type == RF_DOC_ARRAY)
         for (uint32_t i = 0; i < cs->len; i++) {
             snprintf(path, sizeof path, "spec.containers[%u]", i);
-            if ((rc = s_container(&cs->u.items[i], path, out, err)) != RF_OK)
+            s_res_clear(&one);
+            if ((rc = s_container(&cs->u.items[i], path, &one, err)) != RF_OK || (rc = s_add_all(out, &one)) != RF_OK)
                 goto done;
         }
     const rf_doc_t *ics = rf__doc_get(spec, "initContainers");
@@ -105,9 +108,10 @@ rf_status rf__pod_requests(const rf_doc_t *spec, rf__res_t *out, rf_error_t *err
         }
     if ((rc = s_max_all(out, &init_peak)) != RF_OK)
         goto done;
-    /* Pod-level requests replace the totals of the resources they support. */
-    const rf_doc_t *pl = rf__doc_at(spec, "resources.requests");
-    if (pl && pl->type == RF_DOC_MAP) {
+    /* Pod-level requests (a pod-level limit without a request counts as one)
+     * replace the totals of the resources they support. */
+    const rf_doc_t *pl = rf__doc_at(spec, "resources.requests"), *pll = rf__doc_at(spec, "resources.limits");
+    if ((pl && pl->type == RF_DOC_MAP) || (pll && pll->type == RF_DOC_MAP)) {
         rf_doc_t fake_container = {.type = RF_DOC_MAP, .len = 1, .offset = -1};
         rf_doc_kv_t kv = {.key = "resources", .key_len = 9, .value = *rf__doc_get(spec, "resources")};
         fake_container.u.pairs = &kv;

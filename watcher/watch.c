@@ -114,14 +114,18 @@ typedef struct {
     rf__watch_t *w;
     char rv[64];
     bool gone;
-    int events;
+    int events; /* understood */
+    int bad;    /* not understood, or an ERROR event other than 410 */
 } s_stream_ctx_t;
 
 static int s_on_line(void *ud, const char *line, size_t len)
 {
     s_stream_ctx_t *s = ud;
     int r = rf__watch_apply(s->w->cache, s->w->kind, line, len, s->rv, sizeof s->rv);
-    s->events++;
+    if (r < 0)
+        s->bad++;
+    else
+        s->events++;
     if (r == 1) {
         s->gone = true;
         return 1;
@@ -254,7 +258,8 @@ void *rf__watch_run(void *arg)
         snprintf(path, sizeof path, "%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s&timeoutSeconds=%ld",
                  w->path, sc.rv, timeout);
         sc.gone = false;
-        sc.events = 0;
+        sc.events = sc.bad = 0;
+        double t_start = rf__now();
         long status = 0;
         rf_error_t err;
         rf_error_clear(&err);
@@ -269,18 +274,25 @@ void *rf__watch_run(void *arg)
             need_list = true;
             continue;
         }
-        if (s == RF_OK && status == 200) {
-            backoff = 0.2; /* a clean end (timeoutSeconds): resume at once */
+        /* a clean end (timeoutSeconds): resume at once; but a stream that brought an
+         * ERROR event, or ended within a second with nothing in it, is an error
+         * (resuming at once would be a tight loop) */
+        bool empty = sc.events == 0 && rf__now() - t_start < 1.0;
+        if (s == RF_OK && status == 200 && !sc.bad && !empty) {
+            backoff = 0.2;
             continue;
         }
         atomic_fetch_add(&w->errors, 1);
-        if (s != RF_OK)
+        if (s == RF_OK && status == 200)
+            rf__log(RF_LOG_WARN, "watch %s: the stream ended %s; resuming from %s after a backoff",
+                    s_kind_names[w->kind], sc.bad ? "with an error" : "at once, empty", sc.rv);
+        else if (s != RF_OK)
             rf__log(RF_LOG_WARN, "watch %s: %s; resuming from %s", s_kind_names[w->kind], err.message, sc.rv);
         else
             rf__log(RF_LOG_WARN, "watch %s: HTTP %ld; resuming from %s", s_kind_names[w->kind], status, sc.rv);
         if (status == 404)
             need_list = true;
-        if (sc.events > 0)
+        if (sc.events > 0 && !sc.bad)
             backoff = 0.2;
         double j = backoff * (0.5 + (double)rand_r(&seed) / RAND_MAX);
         s_sleep(j, w->stop);

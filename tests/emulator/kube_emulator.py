@@ -22,10 +22,13 @@ request) and of a Job controller (recreates a deleted pod labelled
 emu/recreate=true from its original spec, with a new uid).
 
 Faults, set with POST /emu/faults (JSON, merged into the current set):
-  bind_fail:   {"REGEX": {"status": 500, "times": N}}   N < 0: always
+  bind_fail:   {"REGEX": {"status": 500, "times": N}}   N < 0: always; with "apply": true
+               the binding is applied first when it can be (a 5xx the server sent after
+               committing, as a timed-out or cut answer looks to the client)
   throttle:    {"every": K, "retry_after": S, "path_re": "REGEX", "method": "POST"}
   drop_watch_after: S      streams are cut (no final chunk) after S seconds
   gone_as_http: true       answer a stale watch with HTTP 410 instead
+  watch_error: CODE        every watch gets one ERROR event (Status CODE, not 410) and ends
   kubelet_reject: {"REGEX": "OutOfcpu"}
   kubelet_delay: S
   latency: S               added to every non-watch request
@@ -391,6 +394,12 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        werr = STORE.faults.get("watch_error")
+        if werr and not gone:
+            self._chunk(json.dumps({"type": "ERROR", "object": status_obj(
+                int(werr), "InternalError", "injected watch error")}).encode() + b"\n")
+            self._chunk(b"")
+            return
         if gone:
             with STORE.cv:
                 STORE.count("gone")
@@ -528,6 +537,7 @@ class Handler(BaseHTTPRequestHandler):
         with STORE.cv:
             key = (ns, name)
             f = STORE.faults.get("bind_fail") or {}
+            fail = None
             for rx, spec in f.items():
                 if re.search(rx, name):
                     n = STORE.bind_fail_counts.get((rx, name), 0)
@@ -537,9 +547,15 @@ class Handler(BaseHTTPRequestHandler):
                         STORE.count("bind_injected_%d" % spec.get("status", 500))
                         code = spec.get("status", 500)
                         hdr = {"Retry-After": str(spec["retry_after"])} if "retry_after" in spec else None
-                        return self._err(code, "InternalError" if code >= 500 else "Injected",
-                                         "injected failure for %s" % name, hdr)
+                        fail = (code, "InternalError" if code >= 500 else "Injected",
+                                "injected failure for %s" % name, hdr)
+                        if not spec.get("apply"):
+                            return self._err(*fail)
+                        break
             pod = STORE.objs["pods"].get(key)
+            if fail and (not pod or pod["spec"].get("nodeName") or pod["metadata"].get("deletionTimestamp")
+                         or (binding.get("metadata") or {}).get("uid") not in (None, pod["metadata"]["uid"])):
+                return self._err(*fail)  # nothing to apply: just the failure
             if not pod:
                 return self._err(404, "NotFound", 'pods "%s" not found' % name)
             uid = (binding.get("metadata") or {}).get("uid")
@@ -568,6 +584,9 @@ class Handler(BaseHTTPRequestHandler):
             res = STORE.over(node)
             if res:
                 STORE.violations.append({"node": node, "resource": res, "pod": "%s/%s" % (ns, name)})
+            if fail:
+                STORE.count("bind_applied_then_failed")
+                return self._err(*fail)
         self._send(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
 
     def _delete(self, kind, ns, name, opts):

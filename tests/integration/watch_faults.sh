@@ -6,7 +6,11 @@
 # - a binding that keeps failing mid-gang rolls the gang back (the bound pods
 #   are deleted with a uid precondition, their controller recreates them) and
 #   the gang is bound whole on a later attempt, after a backoff;
+# - a binding applied by the server but answered with a 5xx is found bound
+#   (GET) and rolled back with the others;
 # - a pod the kubelet rejects (OutOfcpu) rolls its gang back the same way;
+# - a watch ending with an ERROR event (not 410) is backed off, not retried
+#   in a tight loop;
 # - watch streams cut mid-way, and resourceVersions compacted away (410 Gone,
 #   as an ERROR event and as an HTTP status), are survived: gangs created
 #   afterwards are still bound;
@@ -49,6 +53,15 @@ expect "... and the gang is bound whole on a later attempt" ctl wait-bound defau
 expect "... the watcher logged the rollback" in_log "gang default/bad: rolled back"
 ctl faults '{"bind_fail": null}' >/dev/null
 
+# a binding the server applied but answered 500 (as a timed-out answer looks): the watcher asks the
+# server, finds the pod bound, and the rollback deletes it with the others (never a partial gang)
+ctl faults '{"bind_fail": {"^ap-2$": {"status": 500, "times": 5, "apply": true}, "^ap-3$": {"status": 500, "times": 4}}}' >/dev/null
+ctl gang ap --pods 4 --gpu 1 --podgroup 4 --recreate >/dev/null
+expect "a binding applied but answered 500 is found bound" wait_for 20 in_log "pod default/ap-2 was bound although its binding failed"
+expect "... it is rolled back with the others" wait_for 20 in_log "gang default/ap: rolled back: deleted 3 bound pods"
+expect "... and the gang is bound whole on a later attempt" ctl wait-bound default ap 4 --timeout 30
+ctl faults '{"bind_fail": null}' >/dev/null
+
 # the kubelet rejects a pod: rollback
 ctl faults '{"kubelet_reject": {"^kr-2$": "OutOfcpu"}}' >/dev/null
 ctl gang kr --pods 4 --gpu 1 --podgroup 4 --recreate >/dev/null
@@ -63,6 +76,18 @@ ctl gang dr --pods 8 --gpu 1 --podgroup 8 --recreate >/dev/null
 expect "with watch streams cut, a new gang is still bound" ctl wait-bound default dr 8 --timeout 20
 expect "... streams were cut" at_least dropped 3
 ctl faults '{"drop_watch_after": null}' >/dev/null
+
+# a watch that answers with an ERROR event (not 410) and ends: backed off, not a tight loop
+w0=$(counter "GET watch")
+ctl faults '{"watch_error": 500, "drop_watch_after": 0.1}' >/dev/null # the streams open now are cut
+sleep 3
+ctl faults '{"watch_error": null, "drop_watch_after": null}' >/dev/null
+nw=$(($(counter "GET watch") - w0))
+if ((nw >= 3 && nw <= 40)); then pass "ERROR events on the watch are backed off ($nw watches in 3 s)"; else
+    fail "ERROR events on the watch are backed off ($nw watches in 3 s)"
+fi
+ctl gang we --pods 4 --gpu 1 --podgroup 4 --recreate >/dev/null
+expect "... and a gang created afterwards is bound" ctl wait-bound default we 4 --timeout 20
 
 # 410 Gone: history compacted, streams cut
 ctl compact >/dev/null

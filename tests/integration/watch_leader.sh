@@ -4,14 +4,17 @@
 # - the holder is killed (SIGKILL, no release): the other takes the Lease
 #   once it expires and binds the next gang;
 # - a watcher that takes over finds an attempt left partly bound (intents on
-#   the pods: two bound, two pending) and rolls it back; the gang is then
-#   bound whole;
+#   the pods: two bound, two pending; or two bound of the intent's four, the
+#   others recreated without it) and rolls it back; the gang is then bound
+#   whole;
 # - a watcher whose Lease is taken from it stops binding and exits 1;
+# - a watcher whose renewals do not come back in time counts the Lease as
+#   lost at the renew deadline and exits 1;
 # - a watcher with a wrong token binds nothing (401s) and says so.
 #   bash watch_leader.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/watch_lib.bash"
 
-lease=(--lease-duration-s 2 --renew-deadline-s 1.5 --retry-period-s 0.25 --backoff-base-s 0.3)
+lease=(--lease-duration-s 2 --renew-deadline-s 1.5 --retry-period-s 0.25 --backoff-base-s 0.3 --request-timeout-ms 2000)
 in_log() { grep -q "$2" "$work/watch.$1.log"; }
 wait_for() {
     local end=$((SECONDS + $1))
@@ -36,6 +39,8 @@ expect_not "... watcher b, not leading, bound nothing" in_log b "bound [0-9]* po
 watch_stop a KILL
 ctl gang g2 --pods 4 --gpu 2 --podgroup 4 >/dev/null
 expect "when the leader dies, the other takes the Lease" wait_for 15 in_log b "leading: lease"
+expect "... knowing it expired (the intents are read a request timeout later)" \
+    in_log b "taken over from watch-a, whose lease expired"
 expect "... and binds the next gang" ctl wait-bound default g2 4 --timeout 20
 watch_stop b
 
@@ -46,9 +51,16 @@ ctl gang px --pods 2 --gpu 1 --podgroup 4 --recreate --annotation "rackfit.io/bi
     --extra "{\"nodeName\": \"$node\"}" >/dev/null
 ctl gang px --pods 2 --start 2 --gpu 1 --podgroup 4 --recreate \
     --annotation "rackfit.io/bind-intent=dead.1 $node 4" >/dev/null
+# and one whose pending pods were recreated without the intent: 2 bound of the intent's 4
+ctl gang py --pods 2 --gpu 1 --podgroup 4 --recreate --annotation "rackfit.io/bind-intent=dead.2 $node 4" \
+    --extra "{\"nodeName\": \"$node\"}" >/dev/null
+ctl gang py --pods 2 --start 2 --gpu 1 --podgroup 4 --recreate >/dev/null
 watch_start c "${lease[@]}"
-expect "a watcher taking over rolls back an attempt left partly bound" wait_for 15 in_log c "was left partly bound"
+expect "a watcher taking over rolls back an attempt left partly bound" wait_for 15 in_log c "attempt dead.1 was left partly bound"
 expect "... and then binds the gang whole" ctl wait-bound default px 4 --timeout 20
+expect "... also when fewer than the intent's size are bound, with no partner pending" \
+    in_log c "attempt dead.2 was left partly bound (2 of 4 bound, 0 pending)"
+expect "... and then binds that gang whole" ctl wait-bound default py 4 --timeout 20
 sleep 1
 expect "no node over capacity, no partial gang" ctl check
 
@@ -64,6 +76,23 @@ fi
 ctl gang after --pods 2 --gpu 1 --podgroup 2 >/dev/null
 sleep 1
 expect_not "... and binds nothing afterwards" ctl wait-bound default after 1 --timeout 0
+
+# renewals that do not come back in time (every request slowed past the renew deadline): the
+# Lease counts as lost when the deadline passes, not after the slow requests return
+watch_start e "${lease[@]}"
+expect "watcher e takes the Lease" wait_for 15 in_log e "leading: lease"
+ctl faults '{"latency": 4}' >/dev/null
+t0=$SECONDS
+rc=0
+for _ in $(seq 60); do kill -0 "${watch_pids[e]}" 2>/dev/null || break; sleep 0.1; done
+wait "${watch_pids[e]}" || rc=$?
+unset "watch_pids[e]"
+ctl faults '{"latency": null}' >/dev/null
+if ((rc == 1 && SECONDS - t0 <= 4)) && in_log e "not renewed within the renew deadline\|not renewed in time"; then
+    pass "a Lease not renewed within the deadline is lost at the deadline (exit 1)"
+else
+    fail "a Lease not renewed within the deadline is lost at the deadline (exit $rc after $((SECONDS - t0)) s)"
+fi
 
 # a wrong token: 401s, nothing bound, the reason in the log
 kubeconfig_write "$work/bad-kubeconfig" wrong-token

@@ -372,3 +372,63 @@ Test(watch_gangs, node_affinity_label)
     rf__cache_destroy(&c);
     rf_test_no_leaks();
 }
+
+Test(watch_gangs, kueue_group_without_total_is_told)
+{
+    /* refused, and its pending pods are listed, so the binder tells them why */
+    rf__cache_t *c = rf__cache_new(7);
+    s_node(c, "h1", "b1", "r1", NULL);
+    const char *lab = "\"kueue.x-k8s.io/pod-group-name\":\"nt\"";
+    s_pod(c, "nt-0", lab, NULL, "1", "", NULL);
+    s_pod(c, "nt-1", lab, NULL, "1", "", NULL);
+    rf__gang_opts_t o = s_opts();
+    rf__plan_t plan;
+    rf_error_t err;
+    cr_assert_eq(rf__plan_build(c, &o, NULL, NULL, &plan, &err), RF_OK);
+    cr_assert_eq(plan.n_gangs, 1);
+    const rf__pgang_t *g = &plan.gangs[0];
+    cr_assert_eq(g->state, RF_GANG_REFUSED);
+    cr_assert(strstr(g->why, "pod-group-total-count") != NULL, "%s", g->why);
+    cr_assert_eq(g->n_sets, 1);
+    cr_assert_eq(g->sets[0].n_pending, 2);
+    cr_assert_eq(plan.n_sent, 0);
+    rf__plan_fini(&plan);
+    rf__cache_destroy(&c);
+    rf_test_no_leaks();
+}
+
+Test(watch_gangs, nonmembers_make_no_pod_set)
+{
+    /* a gated pod and a pod being deleted, each with a spec of its own: no pod set of 0 */
+    rf__cache_t *c = rf__cache_new(7);
+    s_node(c, "h1", "b1", "r1", NULL);
+    const char *lab = "\"scheduling.x-k8s.io/pod-group\":\"nm\"";
+    s_podgroup(c, "nm", 2);
+    s_pod(c, "nm-0", lab, NULL, "1", "", NULL);
+    s_pod(c, "nm-1", lab, NULL, "1", "", NULL);
+    s_pod(c, "nm-2", lab, NULL, "2", "", ",\"schedulingGates\":[{\"name\":\"x\"}]");
+    rf__arena_t *a = rf__arena_new(0);
+    rf__kpod_t *p = NULL;
+    rf_error_t err;
+    const char *del = "{\"metadata\":{\"namespace\":\"ns\",\"name\":\"nm-3\",\"uid\":\"uid-nm-3\",\"labels\":{"
+                      "\"scheduling.x-k8s.io/pod-group\":\"nm\"},\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"},"
+                      "\"spec\":{\"schedulerName\":\"rackfit\",\"containers\":[{\"name\":\"c\",\"resources\":{"
+                      "\"requests\":{\"cpu\":\"3\"}}}]},\"status\":{\"phase\":\"Pending\"}}";
+    cr_assert_eq(rf__kpod_from_doc(s_doc(a, del), &p, &err), RF_OK, "%s", err.message);
+    cr_assert(p->deleting);
+    cr_assert_eq(rf__cache_put(c, RF_KIND_POD, p), RF_OK);
+    rf__arena_destroy(&a);
+    rf__gang_opts_t o = s_opts();
+    rf__plan_t plan;
+    cr_assert_eq(rf__plan_build(c, &o, NULL, NULL, &plan, &err), RF_OK);
+    const rf__pgang_t *g = s_gang(&plan, "ns/nm");
+    cr_assert_eq(g->state, RF_GANG_SENT, "%s", g->why ? g->why : "");
+    cr_assert_eq(g->n_sets, 1);
+    cr_assert_eq(g->sets[0].count, 2);
+    rf_problem_t *prob = s_problem(&plan);
+    cr_assert_eq(s_pgang(prob, "ns/nm")->n_pod_sets, 1);
+    rf_problem_destroy(&prob);
+    rf__plan_fini(&plan);
+    rf__cache_destroy(&c);
+    rf_test_no_leaks();
+}

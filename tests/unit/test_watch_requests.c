@@ -85,6 +85,35 @@ Test(watch_requests, overhead_and_limits)
     rf_test_no_leaks();
 }
 
+Test(watch_requests, limit_as_request_per_container)
+{
+    /* the order that failed: a requests cpu 1, then b only limits cpu 2; b's limit is
+     * b's request (the API server's defaulting), whatever a requested: 3, not 1 */
+    rf__res_t r = s_req("{\"containers\":[" C(
+        "{\"cpu\":\"1\"}") ","
+                           "{\"name\":\"b\",\"resources\":{\"limits\":{\"cpu\":\"2\",\"memory\":\"1Gi\"}}}]}");
+    cr_assert_eq(rf__res_get(&r, "cpu"), 3000);
+    cr_assert_eq(rf__res_get(&r, "memory"), 1LL << 30);
+    rf__res_fini(&r);
+    /* and as sidecars and init containers */
+    r = s_req("{\"containers\":[" C("{\"cpu\":\"1\"}") "],\"initContainers\":[{\"name\":\"s\",\"restartPolicy\":"
+                                                       "\"Always\",\"resources\":{\"limits\":{\"cpu\":\"2\"}}}]}");
+    cr_assert_eq(rf__res_get(&r, "cpu"), 3000);
+    rf__res_fini(&r);
+    rf_test_no_leaks();
+}
+
+Test(watch_requests, pod_level_limits_only)
+{
+    /* pod-level limits without pod-level requests: the limits are the pod's requests */
+    rf__res_t r = s_req("{\"resources\":{\"limits\":{\"cpu\":\"4\",\"memory\":\"8Gi\"}},\"containers\":[" C(
+        "{\"cpu\":\"1\",\"memory\":\"1Gi\"}") "]}");
+    cr_assert_eq(rf__res_get(&r, "cpu"), 4000);
+    cr_assert_eq(rf__res_get(&r, "memory"), 8LL << 30);
+    rf__res_fini(&r);
+    rf_test_no_leaks();
+}
+
 Test(watch_requests, every_resource_kind)
 {
     rf__res_t r = s_req("{\"containers\":[" C(

@@ -116,12 +116,20 @@ static rf_status s_fail(s_rd_t *r, rf_status code, const rf_doc_t *at, const cha
     return code;
 }
 
-/* A field of a map, or NULL when absent or null. */
-static const rf_doc_t *s_get(const rf_doc_t *map, const char *key)
+/* A field of a map, or NULL when absent or null. Keys are literals: their
+ * length is known at compile time (no strlen per lookup). */
+static const rf_doc_t *s_get_n(const rf_doc_t *map, const char *key, size_t len)
 {
-    const rf_doc_t *v = rf__doc_get(map, key);
-    return v && v->type != RF_DOC_NULL ? v : NULL;
+    if (!map || map->type != RF_DOC_MAP)
+        return NULL;
+    for (uint32_t i = 0; i < map->len; i++) {
+        const rf_doc_kv_t *kv = &map->u.pairs[i];
+        if (kv->key_len == len && memcmp(kv->key, key, len) == 0)
+            return kv->value.type != RF_DOC_NULL ? &kv->value : NULL;
+    }
+    return NULL;
 }
+#define s_get(map, lit) s_get_n((map), "" lit, sizeof(lit) - 1)
 
 static bool s_is_member(const char *key, const char *const *list)
 {

@@ -150,7 +150,7 @@ static uint32_t s_hash(const char *s, int32_t parent)
 
 /* dom[n * n_levels + l] = id of node n's domain at level l; ids are unique
  * across levels and < n_nodes * n_levels. */
-static rf_status s_domain_ids(const rf_problem_t *p, int32_t *dom, int32_t *n_ids)
+static rf_status s_domain_ids(const rf_problem_t *p, const uint8_t *needed, int32_t *dom, int32_t *n_ids)
 {
     int32_t L = p->n_levels, N = p->n_nodes;
     size_t cap = 16;
@@ -164,6 +164,8 @@ static rf_status s_domain_ids(const rf_problem_t *p, int32_t *dom, int32_t *n_id
         memset(tab, 0, sizeof *tab * cap);
         const char *key = p->levels[l];
         for (int32_t n = 0; n < N; n++) {
+            if (!needed[n])
+                continue; /* no admitted gang has a pod there */
             int32_t parent = l > 0 ? dom[(size_t)n * L + l - 1] : -1;
             const char *v = NULL;
             /* once a level label is missing, the node is alone below it */
@@ -196,10 +198,10 @@ static rf_status s_domain_ids(const rf_problem_t *p, int32_t *dom, int32_t *n_id
     }
     /* ids of lone domains were stored as -1 - id so that "parent < 0" marks
      * a node already alone; turn them back into plain ids */
-    size_t total = (size_t)N * L;
-    for (size_t i = 0; i < total; i++)
-        if (dom[i] < 0)
-            dom[i] = -1 - dom[i];
+    for (int32_t n = 0; n < N; n++)
+        for (int32_t l = 0; n < N && needed[n] && l < L; l++)
+            if (dom[(size_t)n * L + l] < 0)
+                dom[(size_t)n * L + l] = -1 - dom[(size_t)n * L + l];
     free(tab);
     *n_ids = next;
     return RF_OK;
@@ -400,13 +402,30 @@ rf_status rf_answer_finish(rf_answer_t *answer)
     rf_status rc = RF_OK;
     size_t total = (size_t)N * (size_t)L;
     int32_t *dom = malloc(sizeof *dom * (total > 0 ? total : 1));
+    uint8_t *needed = calloc((size_t)N + 1, 1);
     int32_t *stamp = NULL;
     int32_t n_ids = 0;
-    if (!dom) {
+    if (!dom || !needed) {
         rc = RF_ENOMEM;
         goto done;
     }
-    if ((rc = s_domain_ids(p, dom, &n_ids)) != RF_OK)
+    /* domains are computed only for the nodes admitted gangs use: a batch
+     * of one gang on a large cluster need not hash every node's labels */
+    for (int32_t g = 0; g < answer->n_gangs; g++) {
+        if (!answer->gangs[g].admitted)
+            continue;
+        for (int32_t j = 0; j < p->gangs[g].n_pod_sets; j++) {
+            const rf_pod_set_t *ps = &p->gangs[g].pod_sets[j];
+            for (int32_t b = 0; b < ps->n_bound; b++)
+                if (ps->bound[b].node >= 0 && ps->bound[b].node < N)
+                    needed[ps->bound[b].node] = 1;
+            const rf_pod_set_answer_t *pa = &answer->gangs[g].pod_sets[j];
+            for (int32_t k = 0; k < pa->n_placements; k++)
+                if (pa->placements[k].node >= 0 && pa->placements[k].node < N)
+                    needed[pa->placements[k].node] = 1;
+        }
+    }
+    if ((rc = s_domain_ids(p, needed, dom, &n_ids)) != RF_OK)
         goto done;
     stamp = calloc((size_t)(n_ids > 0 ? n_ids : 1), sizeof *stamp);
     if (!stamp) {
@@ -484,6 +503,7 @@ rf_status rf_answer_finish(rf_answer_t *answer)
     s->has_penalty = true;
 done:
     free(dom);
+    free(needed);
     free(stamp);
     return rc;
 }

@@ -327,6 +327,7 @@ static void s_next_gen(s_build_t *b, int32_t size)
  * stages, or -1 on ENOMEM / too many stages. */
 static int32_t s_build(s_ilp_t *s, s_build_t *b)
 {
+    bool failed = false;
     const rf_problem_t *pb = s->pb;
     rf__mip_t *mip = &s->mip;
     const int32_t G = pb->n_gangs, D = s->tree.n_domains;
@@ -749,25 +750,20 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
                 prev = g;
             }
         }
-    free(pin_g);
-    free(pin_p);
-    free(cap_row);
-    s->xs = b->xs.v;
-    s->hs = b->hs.v;
-    s->zs = b->zs.v;
-    s->ps_dom = b->psd.v;
-    s->sl = b->sl.v;
-    return mip->failed ? -1 : n_stages;
+    goto done;
 oom:
+    failed = true;
+done:
     free(pin_g);
     free(pin_p);
     free(cap_row);
+    /* the lists belong to s from here, whatever happened */
     s->xs = b->xs.v;
     s->hs = b->hs.v;
     s->zs = b->zs.v;
     s->ps_dom = b->psd.v;
     s->sl = b->sl.v;
-    return -1;
+    return failed || mip->failed ? -1 : n_stages;
 }
 
 /* ---------------------------------------------------------------- the incumbent as a vector */

@@ -16,7 +16,8 @@
  *       - a larger batch: a neighbourhood search, one region of the cluster
  *         at a time (`threads` disjoint regions at once), then the rest of
  *         the time proving each admitted gang's own least penalty.
- * auto: answer at greedy speed when the greedy is proven optimal or too
+ * auto: answer at greedy speed when the bound shows no room (every gang
+ *       got every pod and the penalty is within 1 % of its bound) or too
  *       little time is left; otherwise run as ilp within the limit.
  *
  * Time: the limit counts from opts->start_ms (when the problem was
@@ -54,6 +55,8 @@
 /* Region sizes for the neighbourhood search, in nodes. */
 #define S_REGION_NODES 64
 #define S_REGION_MAX   1100
+/* auto stops at the greedy when its penalty is within this share of its bound. */
+#define S_AUTO_GAP 0.01
 /* The shortest slice of GLPK time worth starting a program for. */
 #define S_MIN_SLICE_MS 5.0
 
@@ -530,8 +533,31 @@ static rf_status s_ilp_solve(const rf_problem_t *pb, const rf_solve_opts_t *opts
     return s_run_ilp(pb, opts, ans, err);
 }
 
-/* auto: the greedy when it is proven optimal, or when the time left would
- * not fit even one more greedy pass and a program; else ilp. */
+/* Is the greedy answer's value provably the most there is (every gang got
+ * every pod) and its penalty within AUTO_GAP of its own bound? Then there is
+ * no room worth a program. */
+static bool s_no_room(const rf_problem_t *pb, const rf_answer_t *ans)
+{
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        if (!ans->gangs[g].admitted)
+            return false;
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++) {
+            const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
+            int64_t pods = ps->n_bound_pods;
+            for (int32_t i = 0; i < ans->gangs[g].pod_sets[p].n_placements; i++)
+                pods += ans->gangs[g].pod_sets[p].placements[i].count;
+            if (pods < ps->count)
+                return false;
+        }
+    }
+    double pen = ans->summary.penalty, lb = ans->summary.penalty_bound;
+    return pen - lb <= fmax(1e-6, S_AUTO_GAP * pen);
+}
+
+/* auto: the greedy when the bound shows no room (every gang got every pod
+ * and the penalty is within 1 % of its bound; proven optimal included), or
+ * when the time left would not fit another greedy pass and a program; else
+ * ilp within the limit. */
 static rf_status s_auto_solve(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans, rf_error_t *err)
 {
     s_clock_t ck;
@@ -539,7 +565,7 @@ static rf_status s_auto_solve(const rf_problem_t *pb, const rf_solve_opts_t *opt
     double t0 = rf_now_ms();
     RF_CALL(rf__greedy_solve(pb, RF__ORDER_VALUE, ans, err));
     ck.greedy_ms = rf_now_ms() - t0;
-    if (ans->summary.optimal || !s_time_for(&ck, 2 * ck.greedy_ms))
+    if (ans->summary.optimal || s_no_room(pb, ans) || !s_time_for(&ck, 2 * ck.greedy_ms))
         return RF_OK;
     rf_answer_t *fresh = rf_answer_new(pb);
     if (!fresh)

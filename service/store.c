@@ -14,11 +14,13 @@
  *   gang on one node, with its own expiry; two solves of one gang on one
  *   node are two entries (never merged, so neither extends the other). */
 #include "store.h"
+#include "tree.h"
 
 #include "rackfit/quantity.h"
 #include "rackfit/solve.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,8 @@
 typedef struct {
     int refs;
     rf_problem_t *p;
+    rf__tree_t tree; /* its topology tree, built at its first snapshot and lent to every solve */
+    bool tree_built;
 } s_base_t;
 
 typedef struct {
@@ -71,6 +75,8 @@ struct rf__store {
 static void s_base_unref(s_base_t *b)
 {
     if (b && --b->refs == 0) {
+        if (b->tree_built)
+            rf__tree_fini(&b->tree);
         rf_problem_destroy(&b->p);
         free(b);
     }
@@ -591,6 +597,12 @@ rf_status rf__store_acquire(rf__store_t *st, const char *name, int64_t version, 
             p->nodes = nodes;
             p->n_nodes = b->n_nodes;
             p->node_by_name = b->node_by_name;
+            /* the base's tree, built once: labels and levels do not change
+             * with `used` or commits (best effort: without it, solves build
+             * their own) */
+            if (!c->base->tree_built)
+                c->base->tree_built = rf__tree_build(b, &c->base->tree, NULL) == RF_OK;
+            p->tree_hint = c->base->tree_built ? &c->base->tree : NULL;
             s->own = p;
             s->base = c->base;
             c->base->refs++;

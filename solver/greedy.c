@@ -120,6 +120,7 @@ typedef struct {
     int64_t cur_off[65], best_off[65];
     bool failed_alloc;
     bool kueue_only; /* Kueue's choices only: first fit, lowest level, its descent */
+    bool tree_owned; /* the tree was built here (else borrowed from the problem's hint) */
 } s_ctx_t;
 
 /* ---------------------------------------------------------------- helpers */
@@ -270,7 +271,7 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
 {
     memset(c, 0, sizeof *c);
     c->pb = pb;
-    RF_CALL(rf__tree_build(pb, &c->tree, err));
+    RF_CALL(rf__tree_of(pb, &c->tree, &c->tree_owned, err));
     c->L = pb->n_levels;
     c->N = pb->n_nodes;
     c->R = pb->n_resources;
@@ -386,7 +387,8 @@ static void s_ctx_fini(s_ctx_t *c)
     free(c->leaf_scratch);
     free(c->cur);
     free(c->best);
-    rf__tree_fini(&c->tree);
+    if (c->tree_owned)
+        rf__tree_fini(&c->tree);
 }
 
 /* ---------------------------------------------------------------- capacity updates */

@@ -46,6 +46,7 @@ typedef struct {
     bool tight;                  /* one linking row per (x, domain), else one per domain */
     const uint8_t *node_allowed; /* [N] nodes new pods may use, or NULL */
     bool isolating;              /* one gang alone: no ordered chains */
+    bool tree_owned;             /* the tree was built here (else the problem's hint) */
     int32_t zl;                  /* levels with z variables: L - 1 or L */
     const bool *keep;            /* [n_gangs] gangs kept as in the incumbent */
     const bool *kept_admitted;   /* [n_gangs] their decision there */
@@ -1159,7 +1160,8 @@ done:
 
 static void s_ilp_fini(s_ilp_t *s)
 {
-    rf__tree_fini(&s->tree);
+    if (s->tree_owned)
+        rf__tree_fini(&s->tree);
     free(s->free);
     free(s->units);
     free(s->unit_nodes);
@@ -1207,7 +1209,7 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
     s.tight = opts->tight;
     s.node_allowed = opts->node_allowed;
     s.isolating = opts->isolate >= 0;
-    rc = rf__tree_build(pb, &s.tree, err);
+    rc = rf__tree_of(pb, &s.tree, &s.tree_owned, err);
     if (rc != RF_OK)
         goto done;
     keep_local = calloc((size_t)pb->n_gangs + 1, sizeof *keep_local);

@@ -282,7 +282,8 @@ static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best,
                        rf_error_t *err)
 {
     rf__tree_t tree;
-    RF_CALL(rf__tree_build(pb, &tree, err));
+    bool tree_owned = false;
+    RF_CALL(rf__tree_of(pb, &tree, &tree_owned, err));
     const int32_t L = pb->n_levels, N = pb->n_nodes, G = pb->n_gangs;
     bool host_level = strcmp(pb->levels[L - 1], RF_HOSTNAME_LABEL) == 0;
     int32_t zl = host_level ? L - 1 : L;
@@ -424,7 +425,8 @@ done:
     free(masks);
     free(keeps);
     free(runs);
-    rf__tree_fini(&tree);
+    if (tree_owned)
+        rf__tree_fini(&tree);
     return rc;
 }
 

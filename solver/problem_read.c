@@ -997,6 +997,7 @@ rf_status rf__problem_from_doc_on(const rf_doc_t *root, const char *const *extra
     p->nodes = cluster->nodes;
     p->n_nodes = cluster->n_nodes;
     p->node_by_name = cluster->node_by_name;
+    p->tree_hint = cluster->tree_hint; /* same nodes, same levels: the same tree */
     if ((st = rf_problem_check_shapes(p, p->n_nodes, limits, err)) != RF_OK)
         goto done;
     if ((st = s_read_batch(&r, root)) != RF_OK)
@@ -1025,6 +1026,7 @@ rf_status rf__problem_from_doc_on(const rf_doc_t *root, const char *const *extra
     p->nodes = cluster->nodes;
     p->n_nodes = cluster->n_nodes;
     p->node_by_name = cluster->node_by_name;
+    p->tree_hint = cluster->tree_hint; /* same nodes, same levels: the same tree */
     if ((st = rf_problem_check_shapes(p, p->n_nodes, limits, err)) != RF_OK)
         goto done;
     /* The value resource counts when a node mentions it (validate looked at

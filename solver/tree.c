@@ -214,3 +214,14 @@ done:
     }
     return rc;
 }
+
+rf_status rf__tree_of(const rf_problem_t *problem, rf__tree_t *tree, bool *owned, rf_error_t *err)
+{
+    if (problem->tree_hint) {
+        *tree = *(const rf__tree_t *)problem->tree_hint;
+        *owned = false;
+        return RF_OK;
+    }
+    *owned = true;
+    return rf__tree_build(problem, tree, err);
+}

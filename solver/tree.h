@@ -15,6 +15,7 @@
 #ifndef RACKFIT_SOLVER_TREE_H
 #define RACKFIT_SOLVER_TREE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rackfit/problem.h"
@@ -38,6 +39,9 @@ typedef struct {
 
 rf_status rf__tree_build(const rf_problem_t *problem, rf__tree_t *tree, rf_error_t *err);
 void rf__tree_fini(rf__tree_t *tree);
+/* The problem's tree: its tree_hint (borrowed: *owned = false, do not fini)
+ * or a new one (*owned = true). */
+rf_status rf__tree_of(const rf_problem_t *problem, rf__tree_t *tree, bool *owned, rf_error_t *err);
 
 /* The domain of node n at level l, or -1. */
 static inline int32_t rf__tree_node_dom(const rf__tree_t *tree, int32_t node, int32_t level)

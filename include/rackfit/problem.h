@@ -160,6 +160,8 @@ typedef struct rf_problem {
     /* internal: owned memory, and node indices sorted by name (validate) */
     struct rf__arena *arena;
     int32_t *node_by_name;
+    const void *tree_hint; /* a topology tree already built for exactly these nodes and levels
+                            * (rackfitd's stored clusters; solver/tree.h), or NULL: borrowed */
 } rf_problem_t;
 
 /* Builders: fill a gang or pod set with the contract's defaults before

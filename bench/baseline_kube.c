@@ -207,42 +207,6 @@ static int64_t s_place_pods(s_ctx_t *c, const rf_pod_set_t *ps, int64_t want)
     return placed;
 }
 
-/* Queue order: priority descending, then problem order (no qsort context needed). */
-typedef struct {
-    int64_t priority;
-    int32_t index;
-} s_queued_t;
-
-static int s_cmp_queue(const void *a, const void *b)
-{
-    const s_queued_t *x = a, *y = b;
-    if (x->priority != y->priority)
-        return x->priority > y->priority ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
-/* The gangs' indices in queue order, malloc'ed; NULL on ENOMEM. */
-static int32_t *s_queue(const rf_problem_t *p)
-{
-    size_t n = p->n_gangs > 0 ? (size_t)p->n_gangs : 1;
-    s_queued_t *q = malloc(n * sizeof(*q));
-    int32_t *out = malloc(n * sizeof(*out));
-    if (!q || !out) {
-        free(q);
-        free(out);
-        return NULL;
-    }
-    for (int32_t i = 0; i < p->n_gangs; i++) {
-        q[i].priority = p->gangs[i].priority;
-        q[i].index = i;
-    }
-    qsort(q, (size_t)p->n_gangs, sizeof(*q), s_cmp_queue);
-    for (int32_t i = 0; i < p->n_gangs; i++)
-        out[i] = q[i].index;
-    free(q);
-    return out;
-}
-
 typedef struct {
     int32_t *node;
     int32_t *count;
@@ -337,7 +301,7 @@ rf_status bench_kube_run(const rf_problem_t *problem, rf_answer_t *answer, bench
     for (int32_t i = 0; i < problem->n_gangs; i++)
         if (problem->gangs[i].n_pod_sets > max_ps)
             max_ps = problem->gangs[i].n_pod_sets;
-    queue = s_queue(problem);
+    queue = bench_queue_order(problem);
     lists = calloc((size_t)max_ps, sizeof(*lists));
     placed = calloc((size_t)max_ps, sizeof(*placed));
     if (!queue || !lists || !placed) {

@@ -517,42 +517,6 @@ done:
     return st;
 }
 
-/* Queue order: priority descending, then problem order (no qsort context needed). */
-typedef struct {
-    int64_t priority;
-    int32_t index;
-} s_queued_t;
-
-static int s_cmp_queue(const void *a, const void *b)
-{
-    const s_queued_t *x = a, *y = b;
-    if (x->priority != y->priority)
-        return x->priority > y->priority ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
-/* The gangs' indices in queue order, malloc'ed; NULL on ENOMEM. */
-static int32_t *s_queue(const rf_problem_t *p)
-{
-    size_t n = p->n_gangs > 0 ? (size_t)p->n_gangs : 1;
-    s_queued_t *q = malloc(n * sizeof(*q));
-    int32_t *out = malloc(n * sizeof(*out));
-    if (!q || !out) {
-        free(q);
-        free(out);
-        return NULL;
-    }
-    for (int32_t i = 0; i < p->n_gangs; i++) {
-        q[i].priority = p->gangs[i].priority;
-        q[i].index = i;
-    }
-    qsort(q, (size_t)p->n_gangs, sizeof(*q), s_cmp_queue);
-    for (int32_t i = 0; i < p->n_gangs; i++)
-        out[i] = q[i].index;
-    free(q);
-    return out;
-}
-
 /* Bound pods of pod set ps already break a required level `l`? */
 static bool s_bound_split(const s_ctx_t *c, const rf_gang_t *g, int32_t l, int32_t only_ps)
 {
@@ -670,7 +634,7 @@ static rf_status s_solve(const rf_problem_t *problem, const rf_solve_opts_t *opt
     rf_status st = s_ctx_init(&c, problem, err);
     if (st != RF_OK)
         goto done;
-    queue = s_queue(problem);
+    queue = bench_queue_order(problem);
     if (!queue) {
         st = rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
         goto done;

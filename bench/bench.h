@@ -34,4 +34,8 @@ typedef struct {
  * `problem`) and finish it; `stats` may be NULL. */
 rf_status bench_kube_run(const rf_problem_t *problem, rf_answer_t *answer, bench_kube_stats_t *stats, rf_error_t *err);
 
+/* The gangs' indices in queue order (priority descending, then problem
+ * order), malloc'ed; NULL on ENOMEM. Both baselines take gangs this way. */
+int32_t *bench_queue_order(const rf_problem_t *problem);
+
 #endif

@@ -36,6 +36,7 @@ static const s_field_t s_fields[] = {
     S_F("solver_threads", S_I32, ops.solver_threads, 0, 4096),
     S_F("max_message_bytes", S_I64, ops.max_message_bytes, 1, INT64_MAX),
     S_F("max_elements", S_I64, ops.max_elements, 0, INT64_MAX),
+    S_F("max_time_limit_ms", S_I64, ops.max_time_limit_ms, 0, INT64_MAX),
     S_F("commit_ttl_ms", S_I64, ops.commit_ttl_ms, 1, INT64_MAX),
     S_F("max_commit_ttl_ms", S_I64, ops.max_commit_ttl_ms, 1, INT64_MAX),
     S_F("max_clusters", S_I32, ops.max_clusters, 1, 1000000),

@@ -384,6 +384,11 @@ static rf_status s_solve_once(s_req_t *q, const char *cname, int64_t cversion, b
         RF_CALL(rf__problem_from_doc(q->root, s_solve_inline_extra, &o->cfg.limits, problem, &q->err));
     }
     rf_problem_t *p = *problem;
+    if (o->cfg.max_time_limit_ms > 0 && p->options.time_limit_ms > o->cfg.max_time_limit_ms)
+        return rf_error_set(&q->err, RF_ELIMIT, "options.time_limit_ms",
+                            "%lld ms is above the server's max_time_limit_ms (%lld): a solve holds a solver thread "
+                            "that long",
+                            (long long)p->options.time_limit_ms, (long long)o->cfg.max_time_limit_ms);
     q->cls = p->options.mode == RF_MODE_GREEDY ? RF__CLASS_GREEDY : RF__CLASS_SOLVER;
 
     rf_solve_opts_t opts;
@@ -794,6 +799,7 @@ void rf__ops_config_default(rf__ops_config_t *cfg)
      * max_nodes (100,000) nodes of ~30 elements each, plus its gangs, for
      * at most ~300 MB: docs/operating-rackfitd.md, "Limits". */
     cfg->max_elements = 4000000;
+    cfg->max_time_limit_ms = 60000;
     cfg->commit_ttl_ms = 30000;
     cfg->max_commit_ttl_ms = 600000;
     cfg->max_clusters = 64;

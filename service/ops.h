@@ -23,6 +23,7 @@ typedef struct {
     rf_limits_t limits;
     int64_t max_message_bytes;
     int64_t max_elements;      /* declared MessagePack elements per message; 0: the byte count */
+    int64_t max_time_limit_ms; /* a solve's options.time_limit_ms may not exceed it (a lane is held that long) */
     int64_t commit_ttl_ms;     /* default commit expiry */
     int64_t max_commit_ttl_ms; /* the longest a request may ask for */
     int32_t max_clusters;

@@ -52,6 +52,8 @@
 /* The share of the time left that the neighbourhood search gets; the rest
  * proves bounds. */
 #define S_SEARCH_SHARE 0.75
+/* Rejected gangs one region's program may try at once. */
+#define S_LNS_REJECTED 256
 /* Region sizes for the neighbourhood search, in nodes. */
 #define S_REGION_NODES 64
 #define S_REGION_MAX   1100
@@ -327,12 +329,23 @@ static rf_status s_lns(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *best,
                 for (int32_t g = 0; g < G; g++)
                     keeps[(size_t)k * (G + 1) + g] = true;
             }
+            int32_t n_rejected = 0;
+            for (int32_t g = 0; g < G; g++)
+                n_rejected += !best->gangs[g].admitted;
+            int32_t rejected_seen = 0;
             for (int32_t g = 0; g < G; g++) {
                 const rf_gang_answer_t *ga = &best->gangs[g];
                 if (!ga->admitted) {
-                    /* every run may try it; the merge admits it once */
-                    for (int32_t k = 0; k < batch; k++)
-                        keeps[(size_t)k * (G + 1) + g] = false;
+                    /* every run may try it, the merge admits it once; at most
+                     * S_LNS_REJECTED of them per run (a window that moves with
+                     * the pass), so a batch of thousands of rejected gangs
+                     * cannot make one region's program huge */
+                    int32_t pos = rejected_seen++;
+                    int32_t from = n_rejected > S_LNS_REJECTED ? (pass * S_LNS_REJECTED) % n_rejected : 0;
+                    int32_t rel = (pos - from + n_rejected) % (n_rejected ? n_rejected : 1);
+                    if (rel < S_LNS_REJECTED)
+                        for (int32_t k = 0; k < batch; k++)
+                            keeps[(size_t)k * (G + 1) + g] = false;
                     continue;
                 }
                 /* an admitted gang is freed where all its pods (new and bound) are */

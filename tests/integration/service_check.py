@@ -106,6 +106,11 @@ def scenario_basic():
     bad["gangs"] = [dict(tutorial["gangs"][0], colour="red")]
     r = c.request(bad)
     check(r.get("error", {}).get("path") == "gangs[0].colour", "unknown key deep in a problem: its path", r)
+    long = dict(tutorial)
+    long["options"] = dict(tutorial.get("options", {}), time_limit_ms=10 ** 9)
+    r = c.request(long)
+    check(r.get("error", {}).get("code") == "limit_exceeded" and r["error"].get("path") == "options.time_limit_ms",
+          "a time limit above max_time_limit_ms: limit_exceeded at options.time_limit_ms", r)
 
     # stored clusters
     cl = tiny_cluster()

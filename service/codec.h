@@ -12,7 +12,7 @@
  *    for it (msgpack-c issue 1013). Also refuses bin and ext, map keys that
  *    are not strings, and trailing bytes after the one top-level value;
  * 3. msgpack-c's unpack into its zone;
- * 4. conversion into an rf_doc (solver/doc.h) in the caller's arena: every
+ * 4. conversion into an rf_doc (base/doc.h) in the caller's arena: every
  *    string copied, duplicate keys refused, integers above INT64_MAX refused,
  *    strings longer than the limit refused, each error with its field path.
  *

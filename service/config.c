@@ -63,7 +63,7 @@ void rf__config_init(rf__server_config_t *cfg)
     cfg->fast_queue = 1024;
     cfg->solver_queue = 64;
     cfg->big_message_bytes = 256 * 1024;
-    cfg->log_level = RF__LOG_INFO;
+    cfg->log_level = RF_LOG_INFO;
     rf__ops_config_default(&cfg->ops);
 }
 

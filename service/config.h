@@ -11,14 +11,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "log.h" /* log_level takes rf__log_level values */
 #include "ops.h"
 #include "rackfit/status.h"
 
 #define RF__MAX_LISTEN  16
 #define RF__MAX_ALLOWED 1024
 #define RF__Z85_KEY_LEN 40
-
-enum { RF__LOG_ERROR = 0, RF__LOG_WARN, RF__LOG_INFO, RF__LOG_DEBUG };
 
 typedef struct {
     char *listen[RF__MAX_LISTEN]; /* owned */

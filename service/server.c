@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "log.h"
 #include "ops.h"
 #include "rackfit/rackfit.h"
 
@@ -92,38 +93,9 @@ typedef struct {
     void *rep;
 } s_zap_arg_t;
 
-static int s_log_level = RF__LOG_INFO;
 static int s_sig_pipe[2] = {-1, -1};
 
 /* ------------------------------------------------------------- local methods */
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void
-s_log(int level, const char *fmt, ...)
-{
-    static const char *const names[] = {"error", "warn", "info", "debug"};
-    if (level > s_log_level)
-        return;
-    char line[1024];
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r(&ts.tv_sec, &tm);
-    int n = snprintf(line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ rackfitd %s: ", tm.tm_year + 1900,
-                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, names[level]);
-    va_list ap;
-    va_start(ap, fmt);
-    if (n > 0 && n < (int)sizeof line)
-        vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-    va_end(ap);
-    /* One write per line: lines from threads never interleave. */
-    for (char *p = line; *p; p++)
-        if (*p == '\n')
-            *p = ' ';
-    fprintf(stderr, "%s\n", line);
-}
 
 static void s_on_signal(int sig)
 {
@@ -245,10 +217,10 @@ static void *s_worker(void *arg)
         /* Every path that forwards no reply gives the request back to
          * in_flight here (the main thread counts down only what it gets). */
         if (!reply) {
-            s_log(RF__LOG_ERROR, "%s worker %d: reply lost: out of memory", wa->lane->name, wa->index);
+            rf__log(RF_LOG_ERROR, "%s worker %d: reply lost: out of memory", wa->lane->name, wa->index);
             atomic_fetch_sub(&srv->in_flight, 1);
         } else if (s_send_back(push, j, reply, len) != 0) {
-            s_log(RF__LOG_ERROR, "%s worker %d: reply lost: %s", wa->lane->name, wa->index, zmq_strerror(errno));
+            rf__log(RF_LOG_ERROR, "%s worker %d: reply lost: %s", wa->lane->name, wa->index, zmq_strerror(errno));
             atomic_fetch_sub(&srv->in_flight, 1);
         }
         s_job_free(j);
@@ -313,7 +285,7 @@ static void *s_zap(void *arg)
         zmq_send(rep, text, strlen(text), ZMQ_SNDMORE);
         zmq_send(rep, ok ? "client" : "", ok ? 6 : 0, ZMQ_SNDMORE);
         zmq_send(rep, "", 0, 0);
-        s_log(ok ? RF__LOG_DEBUG : RF__LOG_INFO, "ZAP: %s client from %s", ok ? "accepted" : "refused", address);
+        rf__log(ok ? RF_LOG_DEBUG : RF_LOG_INFO, "ZAP: %s client from %s", ok ? "accepted" : "refused", address);
         for (int i = 0; i < n; i++)
             zmq_msg_close(&parts[i]);
     }
@@ -339,7 +311,7 @@ static void s_route(void *router, zmq_msg_t *env, int n_env, void *reply, size_t
     ok = ok && zmq_send(router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0 &&
          zmq_msg_send(&body, router, ZMQ_DONTWAIT) >= 0;
     if (!ok) {
-        s_log(RF__LOG_WARN, "a reply could not be sent (client gone or too slow): %s", zmq_strerror(errno));
+        rf__log(RF_LOG_WARN, "a reply could not be sent (client gone or too slow): %s", zmq_strerror(errno));
         for (int k = i > 0 ? i - 1 : 0; k < n_env; k++)
             zmq_msg_close(&env[k]);
         zmq_msg_close(&body);
@@ -393,7 +365,7 @@ static void s_on_request(s_server_t *s, void *router, rf__mp_writer_t *w)
         rf__ops_note_error(s->ops);
         rf__mp_writer_reset(w);
         rf__mp_error_reply_raw(w, NULL, 0, RF_ENOMEM, "out of memory", "");
-        s_log(RF__LOG_ERROR, "a request refused: out of memory");
+        rf__log(RF_LOG_ERROR, "a request refused: out of memory");
         for (int i = n_env; i < n; i++)
             zmq_msg_close(&frames[i]);
         s_reply_now(router, frames, n_env, w);
@@ -408,7 +380,7 @@ static void s_on_request(s_server_t *s, void *router, rf__mp_writer_t *w)
                                "a request is an empty delimiter frame then one payload frame (use REQ, or DEALER "
                                "sending an empty frame first)",
                                "");
-        s_log(RF__LOG_DEBUG, "request with %d frames refused", n);
+        rf__log(RF_LOG_DEBUG, "request with %d frames refused", n);
         for (int i = n_env; i < n; i++)
             zmq_msg_close(&frames[i]);
         s_reply_now(router, frames, n_env, w);
@@ -553,7 +525,8 @@ int rf__server_run(const rf__server_config_t *cfg)
     s_server_t srv;
     memset(&srv, 0, sizeof srv);
     srv.cfg = cfg;
-    s_log_level = cfg->log_level;
+    rf__log_threshold = cfg->log_level;
+    rf__log_program("rackfitd");
     int exit_code = 0;
     void *router = NULL, *pull = NULL;
     pthread_t zap;
@@ -563,18 +536,18 @@ int rf__server_run(const rf__server_config_t *cfg)
 
     for (int32_t i = 0; i < cfg->n_listen; i++)
         if (!cfg->curve && !cfg->allow_insecure && !s_is_loopback(cfg->listen[i])) {
-            s_log(RF__LOG_ERROR,
-                  "refusing to listen in plain mode on %s: not loopback (configure CURVE keys, or pass "
-                  "--allow-insecure)",
-                  cfg->listen[i]);
+            rf__log(RF_LOG_ERROR,
+                    "refusing to listen in plain mode on %s: not loopback (configure CURVE keys, or pass "
+                    "--allow-insecure)",
+                    cfg->listen[i]);
             return 2;
         }
     if (cfg->curve && cfg->n_allowed == 0)
-        s_log(RF__LOG_WARN, "CURVE is on but no client key is allowed: every client will be refused");
+        rf__log(RF_LOG_WARN, "CURVE is on but no client key is allowed: every client will be refused");
 
     srv.ops = rf__ops_new(&cfg->ops);
     if (!srv.ops) {
-        s_log(RF__LOG_ERROR, "out of memory");
+        rf__log(RF_LOG_ERROR, "out of memory");
         return 3;
     }
     int32_t budget = rf__ops_budget(srv.ops);
@@ -582,21 +555,21 @@ int rf__server_run(const rf__server_config_t *cfg)
     int32_t slow = cfg->solver_workers > 0 ? cfg->solver_workers : 1;
     if (fast < 1) {
         /* A lane without workers would never answer, nor drain at SIGTERM. */
-        s_log(RF__LOG_ERROR, "the fast lane has no workers (fast_threads %d, solver budget %d)", (int)cfg->fast_threads,
-              (int)budget);
+        rf__log(RF_LOG_ERROR, "the fast lane has no workers (fast_threads %d, solver budget %d)",
+                (int)cfg->fast_threads, (int)budget);
         exit_code = 3;
         goto done;
     }
     if (s_lane_init(&srv.lanes[0], "fast", cfg->fast_queue, fast) != 0 ||
         s_lane_init(&srv.lanes[1], "solver", cfg->solver_queue, slow) != 0 || !(w = rf__mp_writer_new())) {
-        s_log(RF__LOG_ERROR, "out of memory");
+        rf__log(RF_LOG_ERROR, "out of memory");
         exit_code = 3;
         goto done;
     }
     rf__ops_set_lane_info(srv.ops, s_lane_info, &srv);
 
     if (pipe(s_sig_pipe) != 0) {
-        s_log(RF__LOG_ERROR, "pipe: %s", strerror(errno));
+        rf__log(RF_LOG_ERROR, "pipe: %s", strerror(errno));
         exit_code = 3;
         goto done;
     }
@@ -620,7 +593,7 @@ int rf__server_run(const rf__server_config_t *cfg)
     srv.ctx = zmq_ctx_new();
     if (!srv.ctx) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        s_log(RF__LOG_ERROR, "zmq_ctx_new: %s", zmq_strerror(errno));
+        rf__log(RF_LOG_ERROR, "zmq_ctx_new: %s", zmq_strerror(errno));
         exit_code = 3;
         goto done;
     }
@@ -631,8 +604,8 @@ int rf__server_run(const rf__server_config_t *cfg)
         void *rep = zmq_socket(srv.ctx, ZMQ_REP);
         if (!za || !rep || zmq_bind(rep, S_ZAP_ENDPOINT) != 0) {
             pthread_sigmask(SIG_SETMASK, &old, NULL);
-            s_log(RF__LOG_ERROR, "ZAP handler: cannot bind %s: %s", S_ZAP_ENDPOINT,
-                  za ? zmq_strerror(errno) : "out of memory");
+            rf__log(RF_LOG_ERROR, "ZAP handler: cannot bind %s: %s", S_ZAP_ENDPOINT,
+                    za ? zmq_strerror(errno) : "out of memory");
             free(za);
             if (rep)
                 zmq_close(rep);
@@ -644,7 +617,7 @@ int rf__server_run(const rf__server_config_t *cfg)
         int e = pthread_create(&zap, NULL, s_zap, za);
         if (e != 0) {
             pthread_sigmask(SIG_SETMASK, &old, NULL);
-            s_log(RF__LOG_ERROR, "ZAP handler: cannot start: %s", strerror(e));
+            rf__log(RF_LOG_ERROR, "ZAP handler: cannot start: %s", strerror(e));
             free(za);
             zmq_close(rep);
             exit_code = 2;
@@ -656,7 +629,7 @@ int rf__server_run(const rf__server_config_t *cfg)
     int hwm = 0; /* the lanes bound what is in flight */
     if (!pull || zmq_setsockopt(pull, ZMQ_RCVHWM, &hwm, sizeof hwm) != 0 || zmq_bind(pull, S_REPLIES_ENDPOINT) != 0) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        s_log(RF__LOG_ERROR, "replies socket: %s", zmq_strerror(errno));
+        rf__log(RF_LOG_ERROR, "replies socket: %s", zmq_strerror(errno));
         exit_code = 3;
         goto done;
     }
@@ -682,7 +655,7 @@ int rf__server_run(const rf__server_config_t *cfg)
                 }
                 why = strerror(e);
             }
-            s_log(RF__LOG_ERROR, "%s worker %d: cannot start: %s", lane->name, (int)k, why);
+            rf__log(RF_LOG_ERROR, "%s worker %d: cannot start: %s", lane->name, (int)k, why);
             rf__mp_writer_destroy(&ww);
             if (push)
                 zmq_close(push);
@@ -698,7 +671,7 @@ int rf__server_run(const rf__server_config_t *cfg)
     router = zmq_socket(srv.ctx, ZMQ_ROUTER);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!router) {
-        s_log(RF__LOG_ERROR, "zmq_socket: %s", zmq_strerror(errno));
+        rf__log(RF_LOG_ERROR, "zmq_socket: %s", zmq_strerror(errno));
         exit_code = 3;
         goto done;
     }
@@ -712,7 +685,7 @@ int rf__server_run(const rf__server_config_t *cfg)
         if (zmq_setsockopt(router, ZMQ_CURVE_SERVER, &one, sizeof one) != 0 ||
             zmq_setsockopt(router, ZMQ_CURVE_SECRETKEY, cfg->curve_secret, RF__Z85_KEY_LEN) != 0 ||
             zmq_setsockopt(router, ZMQ_ZAP_DOMAIN, "rackfit", 7) != 0) {
-            s_log(RF__LOG_ERROR, "CURVE setup failed: %s", zmq_strerror(errno));
+            rf__log(RF_LOG_ERROR, "CURVE setup failed: %s", zmq_strerror(errno));
             exit_code = 2;
             goto done;
         }
@@ -721,12 +694,12 @@ int rf__server_run(const rf__server_config_t *cfg)
          * refuses it). The key check itself is the ZAP handler bound above,
          * so a refusal here is a warning, not a reason to stop. */
         if (zmq_setsockopt(router, ZMQ_ZAP_ENFORCE_DOMAIN, &one, sizeof one) != 0)
-            s_log(RF__LOG_WARN, "ZMQ_ZAP_ENFORCE_DOMAIN not set: %s", zmq_strerror(errno));
+            rf__log(RF_LOG_WARN, "ZMQ_ZAP_ENFORCE_DOMAIN not set: %s", zmq_strerror(errno));
 #endif
     }
     for (int32_t i = 0; i < cfg->n_listen; i++) {
         if (zmq_bind(router, cfg->listen[i]) != 0) {
-            s_log(RF__LOG_ERROR, "cannot listen on %s: %s", cfg->listen[i], zmq_strerror(errno));
+            rf__log(RF_LOG_ERROR, "cannot listen on %s: %s", cfg->listen[i], zmq_strerror(errno));
             exit_code = 2;
             goto done;
         }
@@ -734,13 +707,13 @@ int rf__server_run(const rf__server_config_t *cfg)
         size_t al = sizeof actual;
         if (zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, actual, &al) != 0)
             snprintf(actual, sizeof actual, "%s", cfg->listen[i]);
-        s_log(RF__LOG_INFO, "listening on %s (%s)", actual, cfg->curve ? "CURVE" : "plain");
+        rf__log(RF_LOG_INFO, "listening on %s (%s)", actual, cfg->curve ? "CURVE" : "plain");
     }
-    s_log(RF__LOG_INFO,
-          "rackfitd %s ready: %d usable cores, solver budget %d threads, fast lane %d workers "
-          "(queue %d), solver lane %d workers (queue %d)",
-          RACKFIT_VERSION, (int)budget, (int)budget, (int)srv.lanes[0].n_workers, (int)cfg->fast_queue,
-          (int)srv.lanes[1].n_workers, (int)cfg->solver_queue);
+    rf__log(RF_LOG_INFO,
+            "rackfitd %s ready: %d usable cores, solver budget %d threads, fast lane %d workers "
+            "(queue %d), solver lane %d workers (queue %d)",
+            RACKFIT_VERSION, (int)budget, (int)budget, (int)srv.lanes[0].n_workers, (int)cfg->fast_queue,
+            (int)srv.lanes[1].n_workers, (int)cfg->solver_queue);
 
     bool stopping = false;
     while (!stopping || atomic_load(&srv.in_flight) > 0) {
@@ -751,7 +724,7 @@ int rf__server_run(const rf__server_config_t *cfg)
         if (rc < 0) {
             if (errno == EINTR)
                 continue;
-            s_log(RF__LOG_ERROR, "zmq_poll: %s", zmq_strerror(errno));
+            rf__log(RF_LOG_ERROR, "zmq_poll: %s", zmq_strerror(errno));
             exit_code = 3;
             break;
         }
@@ -760,8 +733,8 @@ int rf__server_run(const rf__server_config_t *cfg)
             while (read(s_sig_pipe[0], &b, 1) == 1)
                 ;
             if (!stopping)
-                s_log(RF__LOG_INFO, "signal received: no new requests; finishing %d in flight",
-                      atomic_load(&srv.in_flight));
+                rf__log(RF_LOG_INFO, "signal received: no new requests; finishing %d in flight",
+                        atomic_load(&srv.in_flight));
             stopping = true;
         }
         for (int k = 0; k < 256 && (items[0].revents & ZMQ_POLLIN); k++) {
@@ -782,7 +755,7 @@ int rf__server_run(const rf__server_config_t *cfg)
         }
     }
     if (exit_code == 0)
-        s_log(RF__LOG_INFO, "stopped cleanly");
+        rf__log(RF_LOG_INFO, "stopped cleanly");
 
 done:
     for (int l = 0; l < lanes_started; l++)

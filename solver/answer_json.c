@@ -7,7 +7,7 @@
  * in the shortest form that reads back to the same double (with ".0" added
  * to whole numbers so they stay floats to a reader).
  *
- * Reading goes through the one JSON boundary (solver/json.c, via
+ * Reading goes through the one JSON boundary (base/json.c, via
  * rf__json_parse) into a temporary arena, then a strict extraction: unknown
  * keys and wrong types are errors with the field's contract path; names are
  * resolved to indices (gangs by position and name, pod sets by name, nodes

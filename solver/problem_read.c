@@ -1,5 +1,5 @@
 /* solver/problem_read.c: the strict schema reader, from a decoded document
- * (solver/doc.h, from JSON or MessagePack) to an rf_problem_t, and the public
+ * (base/doc.h, from JSON or MessagePack) to an rf_problem_t, and the public
  * JSON entry points.
  *
  * Every key is checked against the schema of its object (unknown keys are
@@ -22,6 +22,7 @@
 
 #include "arena.h"
 #include "doc.h"
+#include "file.h"
 #include "json.h"
 #include "problem_read.h"
 #include "rackfit/problem.h"

@@ -4,8 +4,8 @@
  * answer). summary.mode_used says which strategy produced the answer. */
 #include <stddef.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "rackfit/solve.h"
 #include "strategy.h"
 
@@ -22,13 +22,6 @@ const rf_strategy_t *rf_strategy_find(const char *name)
         if (strcmp(s_strategies[i]->name, name) == 0)
             return s_strategies[i];
     return NULL;
-}
-
-double rf_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 void rf_solve_opts_default(rf_solve_opts_t *opts)

@@ -1,5 +1,5 @@
 /* watcher/kobj.h: the Kubernetes objects the watcher uses (nodes, pods,
- * PodGroups), extracted from a decoded JSON document (solver/doc.h) into our
+ * PodGroups), extracted from a decoded JSON document (base/doc.h) into our
  * own structs, copying every string (STYLE.md, stage 4).
  *
  * Only the fields the watcher needs are kept. Malformed fields are errors

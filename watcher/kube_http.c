@@ -31,20 +31,6 @@ struct rf__kconn {
     CURL *h;
 };
 
-double rf__now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double rf__wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 rf_status rf__kube_global_init(rf_error_t *err)
 {
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)

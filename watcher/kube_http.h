@@ -1,7 +1,7 @@
 /* watcher/kube_http.h: the watcher's HTTP layer to the Kubernetes API
  * (libcurl; this module is the only one that includes <curl/curl.h>), and
  * the JSON boundary for what the API sends (parsed with librackfit's jansson
- * reader, solver/json.h, into an rf_doc tree we own).
+ * reader, base/json.h, into an rf_doc tree we own).
  *
  * TLS is verified against the cluster CA unless the kubeconfig says
  * insecure-skip-tls-verify. Each thread uses its own rf__kconn_t (one curl
@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "arena.h"
+#include "clock.h"
 #include "doc.h"
 #include "kubeconfig.h"
 #include "rackfit/status.h"
@@ -98,8 +99,5 @@ rf_status rf__kube_batch_fn(rf__kmulti_t *m, rf__kcall_t *calls, int n, rf__limi
 /* Parse JSON from the API server into `arena` (limits fit Kubernetes
  * objects: big lists, long annotations). */
 rf_status rf__kube_json(const char *text, size_t len, rf__arena_t *arena, rf_doc_t **out, rf_error_t *err);
-
-double rf__now(void);  /* monotonic seconds */
-double rf__wall(void); /* seconds since the epoch */
 
 #endif

@@ -301,6 +301,7 @@ static void s_wait(rf__cache_t *c, double seconds)
 
 int main(int argc, char **argv)
 {
+    rf__log_program("rackfit-watch");
     s_cfg_t cfg = {.leader_elect = true,
                    .time_limit_ms = 1000,
                    .solve_timeout_ms = 30000,

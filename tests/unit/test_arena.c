@@ -1,4 +1,4 @@
-/* tests/unit/test_arena.c: the bump allocator (solver/arena.c): zeroed,
+/* tests/unit/test_arena.c: the bump allocator (base/arena.c): zeroed,
  * aligned, disjoint memory; large requests; the byte cap; overflow. */
 #include <criterion/criterion.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* tests/unit/test_doc.c: the document tree's helpers (solver/doc.c): type
+/* tests/unit/test_doc.c: the document tree's helpers (base/doc.c): type
  * names, map lookup, and contract paths with safe truncation. */
 #include <criterion/criterion.h>
 #include <string.h>

@@ -18,6 +18,7 @@
 #include "../support/randprob.h"
 #include "../support/testutil.h"
 #include "arena.h"
+#include "file.h"
 #include "json.h"
 #include "problem_read.h"
 #include "rackfit/rackfit.h"

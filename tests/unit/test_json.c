@@ -1,4 +1,4 @@
-/* tests/unit/test_json.c: the JSON boundary (solver/json.c): documents,
+/* tests/unit/test_json.c: the JSON boundary (base/json.c): documents,
  * key order, duplicate keys, limits (size, depth, strings), error messages
  * with line and column, every prefix of a sample failing cleanly, and
  * rf__read_file. */
@@ -11,6 +11,7 @@
 #include "../support/leak.h"
 #include "arena.h"
 #include "doc.h"
+#include "file.h"
 #include "json.h"
 
 static const char s_sample[] =

@@ -1,14 +1,14 @@
-/* solver/doc.h: a small read-only document tree (null, bool, integer, float,
+/* base/doc.h: a small read-only document tree (null, bool, integer, float,
  * string, array, map) that both encodings of a problem decode into.
  *
- * The JSON boundary (solver/json.c, jansson) and the MessagePack codec
+ * The JSON boundary (base/json.c, jansson) and the MessagePack codec
  * (service/, msgpack-c) each convert their library's tree into an rf_doc,
  * copying every string into an arena, so nothing borrowed from a library
  * buffer crosses the boundary and one schema reader (solver/problem_read.c)
  * serves both. Map keys keep their input order; duplicate keys are rejected by
  * the boundaries. */
-#ifndef RACKFIT_SOLVER_DOC_H
-#define RACKFIT_SOLVER_DOC_H
+#ifndef RACKFIT_BASE_DOC_H
+#define RACKFIT_BASE_DOC_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
-/* solver/doc.c: type names, map lookup and contract paths for the decoded
- * document tree (solver/doc.h).
+/* base/doc.c: type names, map lookup and contract paths for the decoded
+ * document tree (base/doc.h).
  *
  * Path invariants: a path buffer of capacity `cap` always holds a
  * NUL-terminated string of at most cap - 1 bytes. A segment is appended whole

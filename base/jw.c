@@ -1,4 +1,4 @@
-/* watcher/jw.c: JSON text writer (see jw.h). Strings are escaped per RFC 8259:
+/* base/jw.c: JSON text writer (see jw.h). Strings are escaped per RFC 8259:
  * quote, backslash and control bytes; other bytes pass through (our strings
  * come from parsed JSON or our own code, so they are UTF-8 already). */
 #include "jw.h"

@@ -1,4 +1,4 @@
-/* solver/status.c: status codes and strings (from the one X-macro table in
+/* base/status.c: status codes and strings (from the one X-macro table in
  * rackfit/status.h) and the per-call error detail.
  *
  * Invariants: rf_status_code and rf_status_message never return NULL; after

@@ -1,9 +1,9 @@
-/* solver/json.h: the JSON boundary. The only file that includes <jansson.h>
- * is solver/json.c; it turns JSON text into an rf_doc (solver/doc.h), with
+/* base/json.h: the JSON boundary. The only file that includes <jansson.h>
+ * is base/json.c; it turns JSON text into an rf_doc (base/doc.h), with
  * limits on size and depth, duplicate keys rejected, and errors that carry
  * the byte offset and line. */
-#ifndef RACKFIT_SOLVER_JSON_H
-#define RACKFIT_SOLVER_JSON_H
+#ifndef RACKFIT_BASE_JSON_H
+#define RACKFIT_BASE_JSON_H
 
 #include <stddef.h>
 
@@ -18,9 +18,5 @@
  * limits->max_depth, a string longer than limits->max_string). */
 rf_status rf__json_parse(const char *text, size_t len, const rf_limits_t *limits, rf__arena_t *arena, rf_doc_t **out,
                          rf_error_t *err);
-
-/* Read a whole file ("-": standard input) into a malloc'ed buffer, refusing
- * files larger than `max_bytes`. */
-rf_status rf__read_file(const char *path, size_t max_bytes, char **out, size_t *len, rf_error_t *err);
 
 #endif

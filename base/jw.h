@@ -1,11 +1,11 @@
-/* watcher/jw.h: a growable byte buffer that writes JSON text (request bodies,
+/* base/jw.h: a growable byte buffer that writes JSON text (request bodies,
  * the contract problem) with correct string escaping.
  *
  * Invariants: `p` is NUL-terminated whenever `len` > 0 and `oom` is false;
  * after an allocation failure `oom` stays true and every write is a no-op, so
  * callers check once at the end. */
-#ifndef RACKFIT_WATCHER_JW_H
-#define RACKFIT_WATCHER_JW_H
+#ifndef RACKFIT_BASE_JW_H
+#define RACKFIT_BASE_JW_H
 
 #include <stdbool.h>
 #include <stddef.h>

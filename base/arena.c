@@ -1,4 +1,4 @@
-/* solver/arena.c: the bump allocator behind solver/arena.h.
+/* base/arena.c: the bump allocator behind base/arena.h.
  *
  * Invariants:
  * - every chunk comes from calloc, so every byte handed out is zero (nothing

@@ -1,12 +1,12 @@
-/* solver/arena.h: a bump allocator for data that lives and dies together
+/* base/arena.h: a bump allocator for data that lives and dies together
  * (a problem's strings and arrays, a decoded document).
  *
  * Memory comes in chunks of at least 64 KiB; rf__arena_alloc returns zeroed,
  * 16-byte aligned memory or NULL when out of memory (or past the arena's byte
  * cap, if one is set). Nothing is freed until rf__arena_destroy. Not thread-safe:
  * an arena belongs to one thread at a time. */
-#ifndef RACKFIT_SOLVER_ARENA_H
-#define RACKFIT_SOLVER_ARENA_H
+#ifndef RACKFIT_BASE_ARENA_H
+#define RACKFIT_BASE_ARENA_H
 
 #include <stddef.h>
 

@@ -19,6 +19,7 @@ packages=(
     libcriterion-dev     # unit tests
     libglpk-dev          # the ILP (integer program)
     glpk-utils           # glpsol, to run models/*.mod by hand
+    coinor-cbc           # cbc, the independent exact reference of the ILP tests
     libzmq3-dev          # rackfitd's transport
     libmsgpack-dev       # rackfitd's wire format
     libhwloc-dev         # machine topology (thread placement)

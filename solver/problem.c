@@ -866,43 +866,6 @@ const char *rf_node_label(const rf_node_t *node, const char *key)
     return NULL;
 }
 
-static bool s_tolerated(const rf_taint_t *t, const rf_pod_set_t *ps)
-{
-    for (int32_t i = 0; i < ps->n_tolerations; i++) {
-        const rf_toleration_t *tol = &ps->tolerations[i];
-        if (tol->effect != RF_EFFECT_NONE && tol->effect != t->effect)
-            continue;
-        bool empty_key = tol->key == NULL || tol->key[0] == '\0';
-        if (empty_key && tol->op == RF_TOL_EXISTS)
-            return true;
-        if (empty_key || strcmp(tol->key, t->key) != 0)
-            continue;
-        if (tol->op == RF_TOL_EXISTS)
-            return true;
-        if (strcmp(tol->value ? tol->value : "", t->value ? t->value : "") == 0)
-            return true;
-    }
-    return false;
-}
-
-bool rf__node_admits_labelled(const rf_problem_t *pb, int32_t n, const rf_pod_set_t *ps)
-{
-    const rf_node_t *node = &pb->nodes[n];
-    if (node->unschedulable)
-        return false;
-    for (int32_t i = 0; i < ps->n_node_selector; i++) {
-        const char *v = rf_node_label(node, ps->node_selector[i].key);
-        if (!v || strcmp(v, ps->node_selector[i].value) != 0)
-            return false;
-    }
-    for (int32_t i = 0; i < node->n_taints; i++) {
-        const rf_taint_t *t = &node->taints[i];
-        if ((t->effect == RF_EFFECT_NO_SCHEDULE || t->effect == RF_EFFECT_NO_EXECUTE) && !s_tolerated(t, ps))
-            return false;
-    }
-    return true;
-}
-
 bool rf_node_admits(const rf_problem_t *pb, int32_t n, const rf_pod_set_t *ps)
 {
     for (int32_t l = 0; l < pb->n_levels; l++)

@@ -25,11 +25,14 @@ packages=(
     libhwloc-dev         # machine topology (thread placement)
     libcurl4-openssl-dev # the watcher's Kubernetes API client
     libyaml-dev          # the watcher's and rackfitd's config files
+    libmicrohttpd-dev    # /metrics, /healthz, /readyz of both daemons (base/httpd.c)
     python3              # test helpers
     python3-zmq          # service integration tests
     python3-msgpack      # service integration tests
+    python3-prometheus-client # the metrics tests parse /metrics with its text parser
     python3-yaml         # the watcher's deploy/ test (manifests rendered and checked)
     openssl              # the watcher's TLS test makes its own CA (skipped, not failed, without it)
+    gnuplot-nox          # rackfit-bench sim's plots (PNG and SVG; without it the report has tables only)
 )
 
 missing=()

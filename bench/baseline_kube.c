@@ -285,9 +285,11 @@ static int32_t s_broken_slices(const s_ctx_t *c, const rf_gang_t *g, s_list_t *l
     return -1;
 }
 
-/* ---- interface (run) ------------------------------------------------------------------------------------------- */
+/* ---- callbacks ------------------------------------------------------------------------------------------------- */
 
-rf_status bench_kube_run(const rf_problem_t *problem, rf_answer_t *answer, bench_kube_stats_t *stats, rf_error_t *err)
+/* Fill `answer` and finish it; what was left behind goes to *stats when
+ * stats is not NULL. */
+static rf_status s_run(const rf_problem_t *problem, rf_answer_t *answer, bench_kube_stats_t *stats, rf_error_t *err)
 {
     bench_kube_stats_t ks = {0};
     s_ctx_t c;
@@ -405,13 +407,16 @@ done:
     return st;
 }
 
-/* ---- callbacks ------------------------------------------------------------------------------------------------- */
-
-static rf_status s_solve(const rf_problem_t *problem, const rf_solve_opts_t *opts, rf_answer_t *answer, rf_error_t *err)
+static rf_status s_solve(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_error_t *err)
 {
-    (void)opts;
-    return bench_kube_run(problem, answer, NULL, err);
+    bench_extra_t *extra = rf_solve_ctx_user(ctx);
+    rf_status st = s_run(rf_solve_ctx_problem(ctx), answer, extra ? &extra->kube : NULL, err);
+    if (extra && st == RF_OK)
+        extra->have_kube = true;
+    return st;
 }
+
+/* ---- interface ------------------------------------------------------------------------------------------------- */
 
 const rf_strategy_t bench_strategy_kube = {
     .name = "kube",

@@ -626,9 +626,9 @@ done:
 
 /* ---- callbacks ------------------------------------------------------------------------------------------------- */
 
-static rf_status s_solve(const rf_problem_t *problem, const rf_solve_opts_t *opts, rf_answer_t *answer, rf_error_t *err)
+static rf_status s_solve(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_error_t *err)
 {
-    (void)opts;
+    const rf_problem_t *problem = rf_solve_ctx_problem(ctx);
     s_ctx_t c;
     int32_t *queue = NULL;
     rf_status st = s_ctx_init(&c, problem, err);

@@ -1,18 +1,22 @@
 /* bench/bench.h: rackfit-bench's own strategies and what they report beside
  * an answer.
  *
- * The two baselines are rf_strategy_t's like the library's own, so the bench
- * runs every strategy through one call and checks every answer with rf_check:
+ * The two baselines are rf_strategy_t's like the library's own: rackfit-bench
+ * runs every strategy through one call (rf_solve_with) and checks every
+ * answer with rf_check.
  * - "kueue": one gang at a time in queue order, Kueue TAS-style best fit
  *   (bench/baseline_kueue.c);
  * - "kube": pod by pod, least allocated, no gang semantics and no topology
  *   (bench/baseline_kube.c). Its answer admits only gangs whose every pod set
  *   got at least min_count pods and that keep their hard constraints; what
  *   kube-scheduler would have left behind (gangs partly placed, GPUs held idle
- *   by them) is reported by bench_kube_run in a bench_kube_stats_t. */
+ *   by them) it reports in the bench_extra_t that rackfit-bench hands every
+ *   strategy as opts.user (rf_solve_ctx_user; the library's strategies ignore
+ *   it, and a NULL user is fine). */
 #ifndef RACKFIT_BENCH_BENCH_H
 #define RACKFIT_BENCH_BENCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rackfit/rackfit.h"
@@ -30,9 +34,11 @@ typedef struct {
     int32_t unplaced;           /* gangs that got no new pod at all (and needed some) */
 } bench_kube_stats_t;
 
-/* Run the kube-style placer: fill `answer` (fresh from rf_answer_new, for
- * `problem`) and finish it; `stats` may be NULL. */
-rf_status bench_kube_run(const rf_problem_t *problem, rf_answer_t *answer, bench_kube_stats_t *stats, rf_error_t *err);
+/* What a strategy reports beside its answer, through rf_solve_ctx_user. */
+typedef struct {
+    bool have_kube; /* the kube baseline filled `kube` */
+    bench_kube_stats_t kube;
+} bench_extra_t;
 
 /* The gangs' indices in queue order (priority descending, then problem
  * order), malloc'ed; NULL on ENOMEM. Both baselines take gangs this way. */

@@ -6,11 +6,12 @@
  *   rackfit-bench run    [--models DIR] [--runs N] [--out FILE] [--skip-large]
  *   rackfit-bench report [--models DIR] [--runs N] [--out FILE] [--skip-large]
  *
- * For each problem: the JSON parse (rf_problem_from_json) and the greedy solve
- * (strategy "greedy", threads = 1, the process pinned to one CPU) are timed,
- * median of N runs with min and max; then the baselines "kueue" and "kube"
- * run once. Every answer goes through rf_check, and an infeasible one stops
- * the run (exit 3) with its violations. Results are markdown: `run` and
+ * For each problem: the JSON parse (rf_problem_from_json) and every strategy
+ * ("greedy", and the baselines "kueue" and "kube", all rf_strategy_t's run
+ * through rf_solve_with, threads = 1, the process pinned to one CPU) are
+ * timed, median of N runs with min and max. Every answer goes through
+ * rf_check, and an infeasible one stops the run (exit 3) with its
+ * violations. Results are markdown: `run` and
  * `solve` print the tables, `report` a whole RESULTS.md (method included).
  *
  * Peak memory is the process's ru_maxrss, read after each problem; problems
@@ -40,7 +41,8 @@
 
 typedef struct {
     bool ran;
-    double ms;
+    double ms, ms_min, ms_max; /* wall time of one solve: median, min, max of N */
+    double cpu_ms;             /* process CPU time of one solve, median */
     int32_t admitted;
     int32_t rejected;
     rf_value_t value[S_MAX_PRIOS];
@@ -208,6 +210,62 @@ static void s_quality(const rf_answer_t *a, double ms, s_quality_t *q)
         q->domains[l] /= n;
 }
 
+/* The strategies of the tables, in s_strategy_names order. */
+static const rf_strategy_t *s_strategy(int k)
+{
+    return k == 0 ? rf_strategy_find("greedy") : k == 1 ? &bench_strategy_kueue : &bench_strategy_kube;
+}
+
+/* Run strategy k on p cfg->runs times through rf_solve_with (one thread,
+ * a bench_extra_t as opts.user), check and save the last answer, and fill
+ * q (times: median, min, max; CPU median) and *kube when the strategy
+ * reported it. Returns the last answer (the caller destroys it), or NULL
+ * when this build has no such strategy. t has room for cfg->runs times. */
+static rf_answer_t *s_run_strategy(const s_cfg_t *cfg, const rf_problem_t *p, const char *name, int k, double *t,
+                                   s_quality_t *q, bench_kube_stats_t *kube)
+{
+    const rf_strategy_t *strategy = s_strategy(k);
+    if (!strategy) {
+        fprintf(stderr, "rackfit-bench: warning: no strategy \"%s\" in this build\n", s_strategy_names[k]);
+        return NULL;
+    }
+    double *cpu = malloc((size_t)cfg->runs * sizeof(double));
+    if (!cpu)
+        s_die(1, "out of memory");
+    rf_solve_opts_t opts;
+    rf_solve_opts_default(&opts);
+    opts.threads = 1;
+    bench_extra_t extra;
+    rf_answer_t *a = NULL;
+    for (int i = 0; i < cfg->runs; i++) {
+        rf_answer_destroy(&a);
+        memset(&extra, 0, sizeof extra);
+        opts.user = &extra;
+        rf_error_t err;
+        rf_error_clear(&err);
+        double c0 = s_cpu_ms();
+        double t0 = rf_now_ms();
+        rf_status st = rf_solve_with(strategy, p, &opts, &a, &err);
+        t[i] = rf_now_ms() - t0;
+        cpu[i] = s_cpu_ms() - c0;
+        if (st != RF_OK)
+            s_die(1, "%s: %s failed: %s: %s", name, strategy->name, rf_status_code(st), err.message);
+    }
+    s_verify(p, a, name, strategy->name);
+    s_save_answer(cfg, a, name, strategy->name);
+    double med, mn, mx, cmed, cmn, cmx;
+    s_stats(t, cfg->runs, &med, &mn, &mx);
+    s_stats(cpu, cfg->runs, &cmed, &cmn, &cmx);
+    free(cpu);
+    s_quality(a, med, q);
+    q->ms_min = mn;
+    q->ms_max = mx;
+    q->cpu_ms = cmed;
+    if (extra.have_kube)
+        *kube = extra.kube;
+    return a;
+}
+
 /* Measure one problem given as JSON text. */
 static void s_measure(const s_cfg_t *cfg, const char *name, const char *source, const char *text, size_t len,
                       s_result_t *res)
@@ -258,62 +316,28 @@ static void s_measure(const s_cfg_t *cfg, const char *name, const char *source, 
     }
     res->arena_mib = p->arena ? (double)rf__arena_used(p->arena) / (1024.0 * 1024.0) : 0;
 
-    /* Greedy, N times, one thread. */
-    const rf_strategy_t *greedy = rf_strategy_find("greedy");
-    rf_answer_t *keep = NULL; /* the greedy's answer, to compare the baselines with */
-    rf_solve_opts_t opts;
-    rf_solve_opts_default(&opts);
-    opts.threads = 1;
-    opts.mode = RF_MODE_GREEDY;
-    if (greedy) {
-        double *cpu = malloc((size_t)runs * sizeof(double));
-        if (!cpu)
-            s_die(1, "out of memory");
-        for (int i = 0; i < runs; i++) {
-            rf_answer_destroy(&keep);
-            rf_error_clear(&err);
-            opts.start_ms = 0;
-            double c0 = s_cpu_ms();
-            double t0 = rf_now_ms();
-            keep = rf_answer_new(p);
-            rf_status st = keep ? greedy->solve(p, &opts, keep, &err) : RF_ENOMEM;
-            t[i] = rf_now_ms() - t0;
-            cpu[i] = s_cpu_ms() - c0;
-            if (st != RF_OK)
-                s_die(1, "%s: greedy failed: %s: %s", name, rf_status_code(st), err.message);
-        }
-        s_stats(t, runs, &res->solve_med, &res->solve_min, &res->solve_max);
-        double cmin, cmax;
-        s_stats(cpu, runs, &res->solve_cpu_med, &cmin, &cmax);
-        free(cpu);
-        res->have_greedy = true;
-        s_verify(p, keep, name, "greedy");
-        s_save_answer(cfg, keep, name, "greedy");
-        s_quality(keep, res->solve_med, &res->q[0]);
-    } else {
-        fprintf(stderr, "rackfit-bench: warning: no strategy \"greedy\" in this build\n");
-    }
-
-    /* Baselines, once each. */
-    for (int k = 1; k < S_N_STRATEGIES; k++) {
-        rf_answer_t *a = rf_answer_new(p);
+    /* Every strategy through the same call, N times, one thread; the
+     * greedy's answer is the one the others are compared with. */
+    rf_answer_t *keep = NULL;
+    for (int k = 0; k < S_N_STRATEGIES; k++) {
+        rf_answer_t *a = s_run_strategy(cfg, p, name, k, t, &res->q[k], &res->kube);
         if (!a)
-            s_die(1, "out of memory");
-        rf_error_clear(&err);
-        double t0 = rf_now_ms();
-        rf_status st = k == 1 ? bench_strategy_kueue.solve(p, &opts, a, &err) : bench_kube_run(p, a, &res->kube, &err);
-        double ms = rf_now_ms() - t0;
-        if (st != RF_OK)
-            s_die(1, "%s: %s failed: %s: %s", name, s_strategy_names[k], rf_status_code(st), err.message);
-        s_verify(p, a, name, s_strategy_names[k]);
-        s_save_answer(cfg, a, name, s_strategy_names[k]);
-        s_quality(a, ms, &res->q[k]);
+            continue;
+        if (k == 0) {
+            keep = a;
+            continue;
+        }
         if (keep) {
             int cmp = rf_answer_compare(keep, a);
             res->q[k].vs_greedy = cmp < 0 ? -1 : cmp > 0 ? 1 : 0;
         }
         rf_answer_destroy(&a);
     }
+    res->have_greedy = res->q[0].ran;
+    res->solve_med = res->q[0].ms;
+    res->solve_min = res->q[0].ms_min;
+    res->solve_max = res->q[0].ms_max;
+    res->solve_cpu_med = res->q[0].cpu_ms;
     rf_answer_destroy(&keep);
     /* Level names: keep short copies that outlive the problem. */
     static char level_copy[S_MAX_PROBLEMS][RF_MAX_LEVELS][64];
@@ -503,14 +527,16 @@ static const char s_method[] =
     "generator as `rackfit-bench gen fabric --seed 1`). Job sizes come from the Pollux and Tiresias traces with a "
     "heavy tail after Acme (see models/README.md).\n"
     "- Parse: `rf_problem_from_json` on the text already in memory (file I/O excluded), median of N runs.\n"
-    "- Solve: the library's `greedy` strategy (`rf_strategy_find(\"greedy\")`), `threads = 1`, the process pinned to "
-    "one CPU; the time covers `rf_answer_new` and the solve callback (tree, eligibility, search, answer), median of N "
-    "runs with min and max. gangs/s = gangs / median solve time.\n"
+    "- Solve: every strategy (the library's `greedy`, `rf_strategy_find(\"greedy\")`, and the two baselines) runs "
+    "through the same call, `rf_solve_with`, with `threads = 1`, the process pinned to one CPU; the time covers the "
+    "solve's context (topology tree, eligibility), `rf_answer_new` and the strategy (search, answer), median of N "
+    "runs with min and max. gangs/s = gangs / median greedy solve time.\n"
     "- Memory: `getrusage(RUSAGE_SELF).ru_maxrss` after each problem (problems run smallest first, so a row shows "
     "the peak so far; the input text, the parsed problem and every answer are included), and the problem's arena "
     "bytes.\n"
     "- Baselines (bench/): `kueue`, one gang at a time in queue order, Kueue TAS-style BestFit domain and "
-    "descent; `kube`, pod by pod, LeastAllocated, no gang semantics and no topology. Each runs once.\n"
+    "descent; `kube`, pod by pod, LeastAllocated, no gang semantics and no topology. Their `ms` is the median of "
+    "N runs, as the greedy's.\n"
     "- Every answer is checked by `rf_check`; an infeasible answer stops the run.\n"
     "- `greedy CPU ms` is the process CPU time during the solve: when it is well below the wall time, other load on "
     "the machine inflated the wall time.\n"

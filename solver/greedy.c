@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "eligible.h"
 #include "greedy.h"
 #include "rackfit/answer.h"
@@ -53,14 +54,8 @@ typedef struct {
 } s_pl_t;
 
 typedef struct {
-    const rf_pod_set_t *ps; /* representative: node_selector and tolerations */
-    uint8_t *ok;            /* [N] */
-    int32_t n_ok;           /* eligible nodes */
-} s_elig_t;
-
-typedef struct {
-    const int64_t *req; /* [R], borrowed from a pod set */
-    int32_t elig;
+    const int64_t *req;             /* [R], borrowed from a pod set */
+    int32_t elig;                   /* its eligibility class (rf__elig_t) */
     int32_t n_used;                 /* resources the shape requests */
     int32_t used_res[16];           /* their indices, when n_used <= 16 */
     int32_t *fit;                   /* [N] */
@@ -93,13 +88,12 @@ typedef struct {
 
 typedef struct {
     const rf_problem_t *pb;
-    rf__tree_t tree;
+    rf__tree_t tree;        /* the solve's (a borrowed copy: never finished here) */
+    const rf__elig_t *elig; /* the solve's eligibility classes */
     int32_t L, N, R, D;
     int64_t *free;                           /* [N * R]; RF_QTY_UNLIMITED stays so */
     double *dfree;                           /* [D * R] free capacity summed per domain (limited resources only) */
     bool unlimited[RF_MAX_RESOURCES_GREEDY]; /* some node has no limit on resource r */
-    s_elig_t *eligs;
-    int32_t n_eligs;
     s_shape_t *shapes;
     int32_t n_shapes;
     bool bucketed[RF_MAX_LEVELS]; /* levels with enough domains to keep buckets for */
@@ -120,14 +114,13 @@ typedef struct {
     int64_t cur_off[65], best_off[65];
     bool failed_alloc;
     bool kueue_only; /* Kueue's choices only: first fit, lowest level, its descent */
-    bool tree_owned; /* the tree was built here (else borrowed from the problem's hint) */
 } s_ctx_t;
 
 /* ---------------------------------------------------------------- helpers */
 
 static int32_t s_fit(const s_ctx_t *c, const s_shape_t *sh, int32_t n)
 {
-    if (!c->eligs[sh->elig].ok[n])
+    if (!c->elig->ok[sh->elig][n])
         return 0;
     const int64_t *fr = &c->free[(int64_t)n * c->R];
     int64_t best = S_FIT_CAP;
@@ -267,11 +260,13 @@ static void s_shape_fini(s_shape_t *sh)
     free(sh->head);
 }
 
-static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
+static rf_status s_ctx_init(s_ctx_t *c, const rf_solve_ctx_t *ctx, rf_error_t *err)
 {
+    const rf_problem_t *pb = ctx->problem;
     memset(c, 0, sizeof *c);
     c->pb = pb;
-    RF_CALL(rf__tree_of(pb, &c->tree, &c->tree_owned, err));
+    c->tree = ctx->tree;
+    c->elig = &ctx->elig;
     c->L = pb->n_levels;
     c->N = pb->n_nodes;
     c->R = pb->n_resources;
@@ -287,12 +282,11 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
     c->dfree = calloc((size_t)((int64_t)D * R + 1), sizeof *c->dfree);
     c->ps_shape = malloc((size_t)(n_ps + 1) * sizeof *c->ps_shape);
     c->gang_ps0 = malloc((size_t)(pb->n_gangs + 1) * sizeof *c->gang_ps0);
-    c->eligs = calloc((size_t)n_ps + 1, sizeof *c->eligs);
     c->shapes = calloc((size_t)n_ps + 1, sizeof *c->shapes);
     c->stamp = calloc((size_t)D + 1, sizeof *c->stamp);
     c->nstamp = calloc((size_t)N + 1, sizeof *c->nstamp);
     c->leaf_scratch = malloc((size_t)(N + 1) * sizeof *c->leaf_scratch);
-    if (!c->free || !c->dfree || !c->ps_shape || !c->gang_ps0 || !c->eligs || !c->shapes || !c->stamp || !c->nstamp ||
+    if (!c->free || !c->dfree || !c->ps_shape || !c->gang_ps0 || !c->shapes || !c->stamp || !c->nstamp ||
         !c->leaf_scratch)
         goto oom;
     for (int32_t l = 0; l <= c->L; l++) {
@@ -320,28 +314,14 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *pb, rf_error_t *err)
                         c->dfree[(int64_t)d * R + r] += (double)f;
                 }
         }
-    /* eligibility classes and shapes, deduplicated (quadratic in distinct
-     * classes only: pod sets are compared with the classes found so far) */
+    /* shapes (eligibility class and requests), deduplicated: quadratic in
+     * distinct shapes only */
     int64_t k = 0;
     for (int32_t g = 0; g < pb->n_gangs; g++) {
         c->gang_ps0[g] = (int32_t)k;
         for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++, k++) {
             const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
-            int32_t e = 0;
-            while (e < c->n_eligs && !rf__same_eligibility(c->eligs[e].ps, ps))
-                e++;
-            if (e == c->n_eligs) {
-                c->eligs[e].ps = ps;
-                c->eligs[e].ok = malloc((size_t)N + 1);
-                if (!c->eligs[e].ok)
-                    goto oom;
-                for (int32_t n = 0; n < N; n++) {
-                    c->eligs[e].ok[n] =
-                        rf__tree_node_dom(&c->tree, n, c->L - 1) >= 0 && rf__node_admits_labelled(c->pb, n, ps);
-                    c->eligs[e].n_ok += c->eligs[e].ok[n];
-                }
-                c->n_eligs++;
-            }
+            int32_t e = c->elig->class_of[k];
             int32_t s = 0;
             while (s < c->n_shapes && !(c->shapes[s].elig == e &&
                                         memcmp(c->shapes[s].req, ps->requests, (size_t)R * sizeof(int64_t)) == 0))
@@ -372,11 +352,8 @@ static void s_ctx_fini(s_ctx_t *c)
 {
     for (int32_t s = 0; s < c->n_shapes; s++)
         s_shape_fini(&c->shapes[s]);
-    for (int32_t e = 0; e < c->n_eligs; e++)
-        free(c->eligs[e].ok);
     for (int32_t l = 0; l <= RF_MAX_LEVELS; l++)
         free(c->child_scratch[l]);
-    free(c->eligs);
     free(c->shapes);
     free(c->free);
     free(c->dfree);
@@ -387,8 +364,6 @@ static void s_ctx_fini(s_ctx_t *c)
     free(c->leaf_scratch);
     free(c->cur);
     free(c->best);
-    if (c->tree_owned)
-        rf__tree_fini(&c->tree);
 }
 
 /* ---------------------------------------------------------------- capacity updates */
@@ -581,8 +556,9 @@ static int64_t s_cap_units(const s_ctx_t *c, const s_psv_t *v, int32_t d, bool i
 }
 
 /* Place k new pods of pod set v under domain d (-1: the whole cluster),
- * appending to c->cur; `taken` marks nodes already listed by this pod set
- * (they may be extended only if last). Returns false when it cannot. */
+ * appending to c->cur with `strategy`'s choice of children. A node already
+ * listed by this pod set (nstamp == nstamp_now) is used again only when it
+ * is the last entry, which is extended. Returns false when it cannot. */
 static bool s_descend(s_ctx_t *c, const s_psv_t *v, int32_t d, int64_t k, int strategy)
 {
     const rf__tree_t *t = &c->tree;
@@ -1247,7 +1223,7 @@ static void s_explain(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
         const s_psv_t *v = &gv->v[p];
         if (v->target <= 0)
             continue;
-        if (c->eligs[c->shapes[v->shape].elig].n_ok == 0) {
+        if (c->elig->n_ok[c->shapes[v->shape].elig] == 0) {
             int64_t cordoned = 0, unlabeled = 0;
             for (int32_t n = 0; n < c->N; n++) {
                 cordoned += pb->nodes[n].unschedulable;
@@ -1577,16 +1553,21 @@ static double s_gang_bound(const s_ctx_t *c, int32_t gi)
 
 rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order gorder, rf_answer_t *ans, rf_error_t *err)
 {
-    return rf__greedy_solve_lb(pb, gorder, false, ans, NULL, err);
+    rf_solve_ctx_t ctx;
+    RF_CALL(rf__ctx_init(&ctx, pb, NULL, err));
+    rf_status rc = rf__greedy_run(&ctx, gorder, false, ans, NULL, err);
+    rf__ctx_fini(&ctx);
+    return rc;
 }
 
-rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order gorder, bool polish, rf_answer_t *ans,
-                              double *gang_lb, rf_error_t *err)
+rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, bool polish, rf_answer_t *ans,
+                         double *gang_lb, rf_error_t *err)
 {
+    const rf_problem_t *pb = ctx->problem;
     s_ctx_t c;
     s_order_t *order = NULL;
     double *bounds = NULL;
-    rf_status rc = s_ctx_init(&c, pb, err);
+    rf_status rc = s_ctx_init(&c, ctx, err);
     if (rc != RF_OK)
         goto done;
     c.kueue_only = gorder == RF__ORDER_KUEUE;
@@ -1679,36 +1660,9 @@ done:
     return rc;
 }
 
-rf_status rf__greedy_gang_bounds(const rf_problem_t *pb, const rf_answer_t *ans, double *bound)
+static rf_status s_greedy_strategy(const rf_solve_ctx_t *ctx, rf_answer_t *ans, rf_error_t *err)
 {
-    s_ctx_t c;
-    *bound = 0;
-    rf_status rc = s_ctx_init(&c, pb, NULL);
-    if (rc == RF_OK)
-        for (int32_t g = 0; g < pb->n_gangs; g++)
-            if (ans->gangs[g].admitted)
-                *bound += s_gang_bound(&c, g);
-    if (c.pb)
-        s_ctx_fini(&c);
-    return rc;
-}
-
-rf_status rf__greedy_gang_bound_each(const rf_problem_t *pb, double *per_gang)
-{
-    s_ctx_t c;
-    rf_status rc = s_ctx_init(&c, pb, NULL);
-    for (int32_t g = 0; g < pb->n_gangs; g++)
-        per_gang[g] = rc == RF_OK ? s_gang_bound(&c, g) : 0;
-    if (c.pb)
-        s_ctx_fini(&c);
-    return rc;
-}
-
-static rf_status s_greedy_strategy(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans,
-                                   rf_error_t *err)
-{
-    (void)opts;
-    return rf__greedy_solve(pb, RF__ORDER_VALUE, ans, err);
+    return rf__greedy_run(ctx, RF__ORDER_VALUE, false, ans, NULL, err);
 }
 
 const rf_strategy_t rf__strategy_greedy = {

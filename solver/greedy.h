@@ -1,5 +1,7 @@
 /* solver/greedy.h: the greedy pass, for the strategies built on it (the
- * "greedy" strategy itself, and auto and ilp, which start from it). */
+ * "greedy" strategy itself, and auto and ilp, which start from it). It runs
+ * on the solve's context (solver/context.h): the tree and the eligibility
+ * classes are the context's, never rebuilt here. */
 #ifndef RACKFIT_SOLVER_GREEDY_H
 #define RACKFIT_SOLVER_GREEDY_H
 
@@ -7,6 +9,7 @@
 
 #include "rackfit/answer.h"
 #include "rackfit/problem.h"
+#include "rackfit/solve.h"
 
 typedef enum {
     RF__ORDER_VALUE = 0, /* within a priority, larger gangs first */
@@ -15,24 +18,20 @@ typedef enum {
                           * descent): an answer no worse than Kueue's placer, for ilp and auto to start from */
 } rf__greedy_order;
 
-/* One greedy pass over the batch in the given order (`ordered` admission
- * always uses problem order). Fills and finishes `ans` (fresh from
- * rf_answer_new); sets summary.penalty_bound (a valid lower bound on the
- * penalty of the admitted gangs), optimal and mode_used = "greedy". */
-rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order order, rf_answer_t *ans, rf_error_t *err);
-/* The same, and each gang's own penalty lower bound into gang_lb[n_gangs]
- * (see rf__greedy_gang_bound_each) when gang_lb is not NULL. With `polish`,
- * a second pass re-places each admitted gang alone (the others where they
- * are, the same pods) and keeps the lower penalty: the value never changes. */
-rf_status rf__greedy_solve_lb(const rf_problem_t *pb, rf__greedy_order order, bool polish, rf_answer_t *ans,
-                              double *gang_lb, rf_error_t *err);
-
-/* A lower bound on the penalty of any feasible answer that admits the gangs
- * `ans` admits: the sum of each admitted gang's own bound (its pods need at
+/* One greedy pass over the context's batch in the given order (`ordered`
+ * admission always uses problem order). Fills and finishes `ans` (fresh from
+ * rf_answer_new for the context's problem); sets summary.penalty_bound (a
+ * valid lower bound on the penalty of the admitted gangs), optimal and
+ * mode_used = "greedy". Each gang's own penalty lower bound (its pods need at
  * least ceil(pods / most that fit) domains at each level, on the capacity
- * before anything is placed). */
-rf_status rf__greedy_gang_bounds(const rf_problem_t *pb, const rf_answer_t *ans, double *bound);
-/* Each gang's own bound (0 for gangs it cannot say anything about), [n_gangs]. */
-rf_status rf__greedy_gang_bound_each(const rf_problem_t *pb, double *per_gang);
+ * before anything is placed; 0 where it cannot say) goes into
+ * gang_lb[n_gangs] when gang_lb is not NULL. With `polish`, a second pass
+ * re-places each admitted gang alone (the others where they are, the same
+ * pods) and keeps the lower penalty: the value never changes. */
+rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order order, bool polish, rf_answer_t *ans,
+                         double *gang_lb, rf_error_t *err);
+/* rf__greedy_run without polish or bounds, on a context of its own (for
+ * callers outside a solve, such as tests). */
+rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order order, rf_answer_t *ans, rf_error_t *err);
 
 #endif

@@ -108,12 +108,13 @@ static int32_t s_threads(const rf_problem_t *pb, const rf_solve_opts_t *opts)
  * only while time allows one more. gang_lb[n_gangs] gets each gang's own
  * bound. Starting from the Kueue-style pass makes ilp and auto never worse
  * than Kueue's placer on the whole batch, not only gang by gang. */
-static rf_status s_greedy_best(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *out, rf_answer_t **other,
+static rf_status s_greedy_best(const rf_solve_ctx_t *ctx, s_clock_t *ck, rf_answer_t *out, rf_answer_t **other,
                                double *gang_lb, rf_error_t *err)
 {
+    const rf_problem_t *pb = rf_solve_ctx_problem(ctx);
     *other = NULL;
     double t0 = rf_now_ms();
-    RF_CALL(rf__greedy_solve_lb(pb, RF__ORDER_VALUE, true, out, gang_lb, err));
+    RF_CALL(rf__greedy_run(ctx, RF__ORDER_VALUE, true, out, gang_lb, err));
     ck->greedy_ms = rf_now_ms() - t0;
     if (out->summary.optimal)
         return RF_OK;
@@ -124,7 +125,7 @@ static rf_status s_greedy_best(const rf_problem_t *pb, s_clock_t *ck, rf_answer_
         rf_answer_t *b = rf_answer_new(pb);
         if (!b)
             return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-        rf_status rc = rf__greedy_solve_lb(pb, more[i], true, b, NULL, err);
+        rf_status rc = rf__greedy_run(ctx, more[i], true, b, NULL, err);
         if (rc != RF_OK) {
             rf_answer_destroy(&b);
             return rc;
@@ -502,15 +503,17 @@ done:
 
 /* ---------------------------------------------------------------- the strategies */
 
-static rf_status s_run_ilp(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans, rf_error_t *err)
+static rf_status s_run_ilp(const rf_solve_ctx_t *ctx, rf_answer_t *ans, rf_error_t *err)
 {
+    const rf_problem_t *pb = rf_solve_ctx_problem(ctx);
+    const rf_solve_opts_t *opts = rf_solve_ctx_opts(ctx);
     s_clock_t ck;
     s_clock_init(&ck, pb, opts);
     rf_answer_t *other = NULL;
     double *gang_lb = calloc((size_t)pb->n_gangs + 1, sizeof *gang_lb);
     if (!gang_lb)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-    rf_status rc = s_greedy_best(pb, &ck, ans, &other, gang_lb, err);
+    rf_status rc = s_greedy_best(ctx, &ck, ans, &other, gang_lb, err);
     if (rc != RF_OK || ans->summary.optimal || !s_time_for(&ck, ck.greedy_ms))
         goto done; /* proven optimal, or no time for more */
     int32_t threads = s_threads(pb, opts);
@@ -543,9 +546,9 @@ done:
     return rc;
 }
 
-static rf_status s_ilp_solve(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans, rf_error_t *err)
+static rf_status s_ilp_solve(const rf_solve_ctx_t *ctx, rf_answer_t *ans, rf_error_t *err)
 {
-    return s_run_ilp(pb, opts, ans, err);
+    return s_run_ilp(ctx, ans, err);
 }
 
 /* Is the greedy answer's value provably the most there is (every gang got
@@ -573,19 +576,21 @@ static bool s_no_room(const rf_problem_t *pb, const rf_answer_t *ans)
  * and the penalty is within 1 % of its bound; proven optimal included), or
  * when the time left would not fit another greedy pass and a program; else
  * ilp within the limit. */
-static rf_status s_auto_solve(const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_answer_t *ans, rf_error_t *err)
+static rf_status s_auto_solve(const rf_solve_ctx_t *ctx, rf_answer_t *ans, rf_error_t *err)
 {
+    const rf_problem_t *pb = rf_solve_ctx_problem(ctx);
+    const rf_solve_opts_t *opts = rf_solve_ctx_opts(ctx);
     s_clock_t ck;
     s_clock_init(&ck, pb, opts);
     double t0 = rf_now_ms();
-    RF_CALL(rf__greedy_solve(pb, RF__ORDER_VALUE, ans, err));
+    RF_CALL(rf__greedy_run(ctx, RF__ORDER_VALUE, false, ans, NULL, err));
     ck.greedy_ms = rf_now_ms() - t0;
     if (ans->summary.optimal || s_no_room(pb, ans) || !s_time_for(&ck, 2 * ck.greedy_ms))
         return RF_OK;
     rf_answer_t *fresh = rf_answer_new(pb);
     if (!fresh)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-    rf_status rc = s_run_ilp(pb, opts, fresh, err);
+    rf_status rc = s_run_ilp(ctx, fresh, err);
     if (rc == RF_OK && rf_answer_compare(fresh, ans) <= 0)
         rc = rf_answer_copy(ans, fresh);
     rf_answer_destroy(&fresh);

@@ -1,9 +1,13 @@
 /* rackfit/solve.h: solving a problem, and the placement strategies.
  *
- * Every way of placing gangs (the greedy fast path, the ILP, the baselines in
- * bench/) is an rf_strategy_t: a name and one solve callback with one
- * signature, so that `auto`, the service and the benchmarks pick and compare
- * them on equal terms. */
+ * Every way of placing gangs (the library's greedy, ilp and auto; the
+ * Kueue-style and kube-scheduler-style baselines of bench/) is an
+ * rf_strategy_t: a name, a description and one solve callback. A solve builds
+ * one context (rf_solve_ctx_t: the problem, the resolved options, the clock
+ * and deadline, the thread count, and inside the library the topology tree
+ * and node eligibility, each built once) and hands it to the strategy, so
+ * every strategy runs through the same call (rf_solve_with) on equal terms.
+ * rf_solve picks the library's strategy by mode from rf_strategies(). */
 #ifndef RACKFIT_SOLVE_H
 #define RACKFIT_SOLVE_H
 
@@ -19,31 +23,54 @@ extern "C" {
 /* Per-call settings that override the problem's options when set. */
 typedef struct {
     int64_t time_limit_ms; /* < 0: the problem's */
-    int32_t threads;       /* < 0: the problem's; 0: all cores */
-    int32_t mode;          /* < 0: the problem's; else an rf_mode */
-    double start_ms;       /* monotonic ms when the problem was received (0: now) */
+    int32_t threads;       /* < 0: the problem's; 0: all usable cores */
+    int32_t mode;          /* < 0: the problem's; else an rf_mode (rf_solve only) */
+    double start_ms;       /* monotonic ms when the problem was received (<= 0: now) */
+    void *user;            /* handed to the strategy as rf_solve_ctx_user (NULL: none) */
 } rf_solve_opts_t;
 
+/* Every field "the problem's" / now / NULL. */
 void rf_solve_opts_default(rf_solve_opts_t *opts);
+
+/* One solve's context, built by rf_solve_with before the strategy runs and
+ * destroyed after it; a strategy borrows it for the call only. */
+typedef struct rf_solve_ctx rf_solve_ctx_t;
+
+/* The problem being solved (borrowed for the solve). */
+const rf_problem_t *rf_solve_ctx_problem(const rf_solve_ctx_t *ctx);
+/* The options resolved: time_limit_ms and threads as the solve uses them
+ * (threads after rf_machine_threads), start_ms set, mode the strategy's. */
+const rf_solve_opts_t *rf_solve_ctx_opts(const rf_solve_ctx_t *ctx);
+/* start_ms + time_limit_ms: when the answer is due (monotonic ms). */
+double rf_solve_ctx_deadline_ms(const rf_solve_ctx_t *ctx);
+/* Solver threads this solve may use (>= 1). */
+int32_t rf_solve_ctx_threads(const rf_solve_ctx_t *ctx);
+/* opts->user of the call. */
+void *rf_solve_ctx_user(const rf_solve_ctx_t *ctx);
 
 typedef struct rf_strategy {
     const char *name;
     const char *description;
-    /* Fill `answer` (fresh from rf_answer_new) with a feasible answer and
-     * finish it (rf_answer_finish). */
-    rf_status (*solve)(const rf_problem_t *problem, const rf_solve_opts_t *opts, rf_answer_t *answer, rf_error_t *err);
+    /* Fill `answer` (fresh from rf_answer_new for the context's problem) with
+     * a feasible answer and finish it (rf_answer_finish). */
+    rf_status (*solve)(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_error_t *err);
 } rf_strategy_t;
 
-/* The built-in strategies ("greedy", later "ilp"), NULL-terminated. */
+/* The library's strategies, indexed by rf_mode ("auto", "greedy", "ilp"),
+ * NULL-terminated. */
 const rf_strategy_t *const *rf_strategies(void);
-/* A built-in strategy by name, or NULL. */
+/* A library strategy by name, or NULL. */
 const rf_strategy_t *rf_strategy_find(const char *name);
 
-/* Solve by the problem's mode (or opts->mode) and return a new answer with
- * summary.mode_used and summary.solve_ms set. */
+/* Solve with `strategy`: build the context, run it, and return a new answer
+ * with summary.solve_ms set (the whole solve: context, search and the
+ * finished answer). The strategy sets summary.mode_used. */
+rf_status rf_solve_with(const rf_strategy_t *strategy, const rf_problem_t *problem, const rf_solve_opts_t *opts,
+                        rf_answer_t **out, rf_error_t *err);
+/* rf_solve_with the library strategy of the problem's mode (or opts->mode). */
 rf_status rf_solve(const rf_problem_t *problem, const rf_solve_opts_t *opts, rf_answer_t **out, rf_error_t *err);
 
-/* Monotonic clock in milliseconds. */
+/* Monotonic clock in milliseconds (base/clock.c). */
 double rf_now_ms(void);
 
 #ifdef __cplusplus

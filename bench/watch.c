@@ -185,7 +185,8 @@ static double s_one(rf__kmulti_t *m, rf__kconn_t *conn, const char *name, int si
             "{\"metadata\":{\"name\":\"%s-%d\",\"namespace\":\"bench\",\"labels\":{\"scheduling.x-k8s.io/pod-group\":"
             "\"%s\",\"batch.kubernetes.io/job-completion-index\":\"%d\"},\"annotations\":{\"kueue.x-k8s.io/"
             "podset-required-topology\":\"%s\"}},\"spec\":{\"schedulerName\":\"rackfit\",\"containers\":[{\"name\":"
-            "\"m\",\"resources\":{\"requests\":{\"cpu\":\"1\",\"nvidia.com/gpu\":\"1\"}}}]}}",
+            "\"m\",\"resources\":{\"requests\":{\"cpu\":\"1\",\"nvidia.com/gpu\":\"1\"},\"limits\":{\"nvidia.com/"
+            "gpu\":\"1\"}}}]}}",
             name, i, name, i, level);
         calls[i] = (rf__kcall_t){
             .method = "POST", .path = "/api/v1/namespaces/bench/pods", .ctype = "application/json", .body = bodies[i]};

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "jw.h"
+#include "ktime.h"
 #include "log.h"
 
 /* ---- answers to decisions -------------------------------------------------------------------------------------- */
@@ -132,16 +133,6 @@ done:
 }
 
 /* ---- the binder ------------------------------------------------------------------------------------------------ */
-
-void rf__microtime(double wall, char *buf, size_t cap)
-{
-    time_t s = (time_t)wall;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    int us = (int)((wall - (double)s) * 1e6) % 1000000;
-    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", (tm.tm_year + 1900) % 10000, (tm.tm_mon + 1) % 100,
-             tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100, us < 0 ? 0 : us);
-}
 
 void rf__binder_init(rf__binder_t *b)
 {
@@ -852,10 +843,8 @@ void rf__binder_tell(rf__binder_t *b, const rf__pgang_t *g, const char *reason)
     s_req_t *event = calloc((size_t)cap, sizeof *event);
     bool *ok = calloc((size_t)cap, sizeof *ok);
     int ne = 0;
-    char now[40];
-    rf__microtime(rf__wall(), now, sizeof now);
-    char secs[40];
-    snprintf(secs, sizeof secs, "%.20sZ", now); /* Events' timestamps are whole seconds */
+    char secs[RF_KTIME_CAP]; /* conditions' and core/v1 Events' timestamps are metav1.Time: whole seconds */
+    rf__ktime(rf__wall(), secs, sizeof secs);
     if (!patch || !event || !ok)
         goto done;
     for (int32_t s = 0; s < g->n_sets; s++)

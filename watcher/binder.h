@@ -129,7 +129,4 @@ void rf__binder_recover(rf__binder_t *b);
  * keeps changing (fits 12 of 16, then 13...) at most every `retell_s`. */
 void rf__binder_tell(rf__binder_t *b, const rf__pgang_t *g, const char *reason);
 
-/* RFC 3339 with microseconds, UTC ("2026-01-02T03:04:05.000006Z"). */
-void rf__microtime(double wall, char *buf, size_t cap);
-
 #endif

@@ -8,11 +8,12 @@
 
 #include "binder.h"
 #include "jw.h"
+#include "ktime.h"
 #include "log.h"
 
 static char *s_body(const rf__leader_t *l, const char *rv, const char *holder, const char *acquire, int transitions)
 {
-    char now[40];
+    char now[RF_KTIME_CAP];
     rf__microtime(rf__wall(), now, sizeof now);
     rf__jw_t w;
     rf__jw_init(&w);

@@ -114,7 +114,8 @@ def cmd_gang(api, a):
         pod = {"metadata": {"name": name, "namespace": ns, "labels": lab, "annotations": dict(anns)},
                "spec": {"schedulerName": a.scheduler,
                         "containers": [{"name": "main", "image": "busybox",
-                                        "resources": {"requests": {"cpu": a.cpu, "nvidia.com/gpu": str(a.gpu)}}}],
+                                        "resources": {"requests": {"cpu": a.cpu, "nvidia.com/gpu": str(a.gpu)},
+                                                      "limits": {"nvidia.com/gpu": str(a.gpu)}}}],
                         **extra}}
         st, body = api.call("POST", "/api/v1/namespaces/%s/pods" % ns, pod)
         if st != 201:

@@ -14,6 +14,10 @@ It follows the real API's semantics for what the watcher uses:
   are copied onto the pod, as the real server does;
 - PATCH (merge patch; strategic merge for status.conditions, merged by type);
   a patch naming another uid is a 409;
+- validation a real server does and the watcher must get right: timestamps
+  (metav1.Time: RFC 3339; metav1.MicroTime: six fractional digits) on pod
+  conditions (422), Events (400) and Leases (400); an extended resource
+  requested without an equal limit (422);
 - DELETE with preconditions.uid (409 on mismatch); a bound pod terminates
   gracefully (deletionTimestamp, then gone), an unbound one goes at once.
 It also plays the parts of a kubelet (admits a bound pod after a delay, or
@@ -118,6 +122,78 @@ def pod_requests(spec):
 
 def now_rfc3339():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+# metav1.Time parses as RFC 3339 (Go's time.RFC3339 accepts a fraction of 1-9 digits);
+# metav1.MicroTime as RFC3339Micro: exactly six fractional digits. Both must end in Z or an offset.
+_TIME_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})")
+_MICRO_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})")
+
+
+def bad_time(v, micro):
+    """None when `v` is null or a valid metav1.Time (or MicroTime); else why not, as the real server says it."""
+    if v is None:
+        return None
+    rx = _MICRO_RE if micro else _TIME_RE
+    if not isinstance(v, str) or not rx.fullmatch(v):
+        layout = "2006-01-02T15:04:05.000000Z07:00" if micro else "2006-01-02T15:04:05Z07:00"
+        return 'parsing time "%s" as "%s": cannot parse' % (v, layout)
+    return None
+
+
+# Which fields of which objects hold a Time (False) or a MicroTime (True).
+_TIME_FIELDS = {
+    "events": [("firstTimestamp", False), ("lastTimestamp", False), ("eventTime", True)],
+    "leases": [("spec.acquireTime", True), ("spec.renewTime", True)],
+}
+
+
+def _field(obj, dotted):
+    for k in dotted.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(k)
+    return obj
+
+
+def time_errors(kind, obj):
+    """Why a real API server would refuse the object's timestamps (pods: their conditions'), or None."""
+    fields = list(_TIME_FIELDS.get(kind, []))
+    for f, micro in fields:
+        why = bad_time(_field(obj, f), micro)
+        if why:
+            return "%s: Invalid value: %s" % (f, why)
+    if kind == "pods":
+        for i, c in enumerate(((obj.get("status") or {}).get("conditions")) or []):
+            for f in ("lastProbeTime", "lastTransitionTime"):
+                why = bad_time(c.get(f), False)
+                if why:
+                    return "status.conditions[%d].%s: Invalid value: %s" % (i, f, why)
+    return None
+
+
+_NATIVE = ("cpu", "memory", "ephemeral-storage", "pods", "storage")
+
+
+def extended_errors(spec):
+    """A real server refuses a container that requests an extended resource (a
+    domain-qualified name outside kubernetes.io, like nvidia.com/gpu) without
+    an equal limit."""
+    for kind in ("containers", "initContainers"):
+        for i, c in enumerate((spec or {}).get(kind) or []):
+            res = c.get("resources") or {}
+            req, lim = res.get("requests") or {}, res.get("limits") or {}
+            for k, v in req.items():
+                if k in _NATIVE or k.startswith("hugepages-") or "/" not in k or \
+                        k.split("/")[0].endswith("kubernetes.io"):
+                    continue
+                if k not in lim:
+                    return "spec.%s[%d].resources.limits: Required value: Limit must be set for non " \
+                           "overcommitable resources" % (kind, i)
+                if qty(k, lim[k]) != qty(k, v):
+                    return "spec.%s[%d].resources.requests[%s]: Invalid value: %r: must be equal to %s limit" \
+                           % (kind, i, k, v, k)
+    return None
 
 
 def status_obj(code, reason, message):
@@ -457,6 +533,12 @@ class Handler(BaseHTTPRequestHandler):
             md["name"] = md["generateName"] + "".join(random.choice(string.ascii_lowercase) for _ in range(6))
         if not md.get("name"):
             return self._err(422, "Invalid", "metadata.name: Required value")
+        why = time_errors(kind, obj)
+        if why:  # a timestamp that does not decode is refused before validation, as a 400
+            return self._err(400, "BadRequest", "%s in body is invalid: %s" % (KINDS[kind][0], why))
+        why = extended_errors(obj.get("spec")) if kind == "pods" else None
+        if why:
+            return self._err(422, "Invalid", 'Pod "%s" is invalid: %s' % (md["name"], why))
         with STORE.cv:
             key = (md.get("namespace", ""), md["name"])
             if key in STORE.objs[kind]:
@@ -480,6 +562,9 @@ class Handler(BaseHTTPRequestHandler):
             cur = STORE.objs[kind].get(key)
             if not cur:
                 return self._err(404, "NotFound", '%s "%s" not found' % (kind, name))
+            why = time_errors(kind, obj)
+            if why:
+                return self._err(400, "BadRequest", "%s in body is invalid: %s" % (KINDS[kind][0], why))
             want = obj.get("metadata", {}).get("resourceVersion")
             if want and want != cur["metadata"]["resourceVersion"]:
                 return self._err(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": the object has been '
@@ -527,7 +612,13 @@ class Handler(BaseHTTPRequestHandler):
                 patch = {"status": patch.get("status", {})}
             else:
                 patch = {k: v for k, v in patch.items() if k != "status"}
-            self._merge(cur, patch, strategic)
+            new = copy.deepcopy(cur)
+            self._merge(new, patch, strategic)
+            why = time_errors(kind, new)
+            if why:
+                return self._err(422, "Invalid", '%s "%s" is invalid: %s' % (KINDS[kind][0], name, why))
+            cur.clear()
+            cur.update(new)
             STORE.put(kind, cur, "MODIFIED")
             STORE.count("patch " + (sub or kind))
             out = json.dumps(cur, separators=(",", ":")).encode()

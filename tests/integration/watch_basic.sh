@@ -38,7 +38,8 @@ u = urlparse(sys.argv[1])
 c = http.client.HTTPConnection(u.hostname, u.port)
 pod = {"metadata": {"name": "late-3", "namespace": "default", "labels": {"scheduling.x-k8s.io/pod-group": "late",
        "batch.kubernetes.io/job-completion-index": "3"}},
-       "spec": {"schedulerName": "rackfit", "containers": [{"name": "m", "resources": {"requests": {"nvidia.com/gpu": "1"}}}]}}
+       "spec": {"schedulerName": "rackfit", "containers": [{"name": "m", "resources": {"requests": {"nvidia.com/gpu": "1"},
+       "limits": {"nvidia.com/gpu": "1"}}}]}}
 c.request("POST", "/api/v1/namespaces/default/pods", json.dumps(pod), {"Authorization": "Bearer " + sys.argv[2]})
 r = c.getresponse(); print(r.status); sys.exit(0 if r.status == 201 else 1)' "$api" "$token" >/dev/null
 expect "the gang is bound once its last pod exists" ctl wait-bound default late 4 --timeout 20

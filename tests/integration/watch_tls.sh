@@ -64,7 +64,8 @@ c.request("POST", "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgrou
 c.getresponse().read()
 for i in range(4):
     p = {"metadata": {"name": "t-%d" % i, "namespace": "default", "labels": {"scheduling.x-k8s.io/pod-group": "t"}},
-         "spec": {"schedulerName": "rackfit", "containers": [{"name": "m", "resources": {"requests": {"nvidia.com/gpu": "2"}}}]}}
+         "spec": {"schedulerName": "rackfit", "containers": [{"name": "m", "resources": {"requests": {"nvidia.com/gpu": "2"},
+         "limits": {"nvidia.com/gpu": "2"}}}]}}
     c.request("POST", "/api/v1/namespaces/default/pods", json.dumps(p), h); c.getresponse().read()
 PY
 

@@ -150,8 +150,5 @@ Test(watch_binder, holds_back_off)
     rf__binder_init(&b);
     cr_assert(!rf__binder_holds(&b, "ns/g"));
     rf__binder_fini(&b);
-    char t[40];
-    rf__microtime(0.5, t, sizeof t);
-    cr_assert_str_eq(t, "1970-01-01T00:00:00.500000Z");
     rf_test_no_leaks();
 }

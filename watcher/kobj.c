@@ -8,33 +8,9 @@
 #include <string.h>
 
 #include "jw.h"
+#include "kdoc.h"
 #include "rackfit/quantity.h"
 #include "requests.h"
-
-/* ---- document helpers ------------------------------------------------------------------------------------------ */
-
-const rf_doc_t *rf__doc_at(const rf_doc_t *doc, const char *dotted)
-{
-    char key[128];
-    const char *p = dotted;
-    while (doc && *p) {
-        const char *dot = strchr(p, '.');
-        size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        if (n >= sizeof key || doc->type != RF_DOC_MAP)
-            return NULL;
-        memcpy(key, p, n);
-        key[n] = '\0';
-        doc = rf__doc_get(doc, key);
-        p += n + (dot ? 1 : 0);
-    }
-    return doc;
-}
-
-const char *rf__doc_str(const rf_doc_t *doc, const char *dotted)
-{
-    const rf_doc_t *d = rf__doc_at(doc, dotted);
-    return d && d->type == RF_DOC_STR ? d->u.s : NULL;
-}
 
 static char *s_dup(const char *s)
 {
@@ -94,61 +70,6 @@ const char *rf__kvs_get(const rf__kvs_t *kvs, const char *key)
     rf__kv_t probe = {.key = (char *)key};
     const rf__kv_t *hit = kvs->n ? bsearch(&probe, kvs->v, (size_t)kvs->n, sizeof *kvs->v, s_kv_cmp) : NULL;
     return hit ? hit->value : NULL;
-}
-
-int64_t rf__res_get(const rf__res_t *res, const char *name)
-{
-    for (int32_t i = 0; i < res->n; i++)
-        if (strcmp(res->names[i], name) == 0)
-            return res->vals[i];
-    return 0;
-}
-
-static int32_t s_res_slot(rf__res_t *res, const char *name)
-{
-    for (int32_t i = 0; i < res->n; i++)
-        if (strcmp(res->names[i], name) == 0)
-            return i;
-    char **names = realloc(res->names, (size_t)(res->n + 1) * sizeof *names);
-    if (!names)
-        return -1;
-    res->names = names;
-    int64_t *vals = realloc(res->vals, (size_t)(res->n + 1) * sizeof *vals);
-    if (!vals)
-        return -1;
-    res->vals = vals;
-    if (!(res->names[res->n] = strdup(name)))
-        return -1;
-    res->vals[res->n] = 0;
-    return res->n++;
-}
-
-rf_status rf__res_add(rf__res_t *res, const char *name, int64_t v)
-{
-    int32_t i = s_res_slot(res, name);
-    if (i < 0)
-        return RF_ENOMEM;
-    res->vals[i] += v;
-    return RF_OK;
-}
-
-rf_status rf__res_max(rf__res_t *res, const char *name, int64_t v)
-{
-    int32_t i = s_res_slot(res, name);
-    if (i < 0)
-        return RF_ENOMEM;
-    if (v > res->vals[i])
-        res->vals[i] = v;
-    return RF_OK;
-}
-
-void rf__res_fini(rf__res_t *res)
-{
-    for (int32_t i = 0; i < res->n; i++)
-        free(res->names[i]);
-    free(res->names);
-    free(res->vals);
-    memset(res, 0, sizeof *res);
 }
 
 /* ---- taints, tolerations, node selector terms ------------------------------------------------------------------ */

@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "doc.h"
+#include "kdoc.h"
+#include "kres.h"
 #include "rackfit/status.h"
 
 typedef struct {
@@ -25,13 +27,6 @@ typedef struct {
     rf__kv_t *v;
     int32_t n;
 } rf__kvs_t;
-
-/* A resource list: names and base-unit amounts. */
-typedef struct {
-    char **names;
-    int64_t *vals;
-    int32_t n;
-} rf__res_t;
 
 typedef struct {
     char *key;
@@ -115,21 +110,10 @@ void rf__kpodgroup_destroy(rf__kpodgroup_t **pg);
 
 /* Lookups. The returned strings are borrowed from the object. */
 const char *rf__kvs_get(const rf__kvs_t *kvs, const char *key);
-int64_t rf__res_get(const rf__res_t *res, const char *name);
-/* Add `v` to resource `name` (creating it). RF_ENOMEM. */
-rf_status rf__res_add(rf__res_t *res, const char *name, int64_t v);
-/* res[name] = max(res[name], v). */
-rf_status rf__res_max(rf__res_t *res, const char *name, int64_t v);
-void rf__res_fini(rf__res_t *res);
 
 /* Does the node match the pod's required node affinity (any term) and node selector? */
 bool rf__kpod_affinity_matches(const rf__kpod_t *pod, const rf__knode_t *node);
 /* Is the pod terminal (Succeeded or Failed)? */
 bool rf__kpod_terminal(const rf__kpod_t *pod);
-
-/* Helpers on decoded documents: a nested field by dotted path ("metadata.name"),
- * or NULL; a string field, or NULL. */
-const rf_doc_t *rf__doc_at(const rf_doc_t *doc, const char *dotted);
-const char *rf__doc_str(const rf_doc_t *doc, const char *dotted);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kdoc.h"
 #include "rackfit/quantity.h"
 
 /* One container's requests, limits filling what requests leave out; `out`

@@ -20,7 +20,7 @@
 #define RACKFIT_WATCHER_REQUESTS_H
 
 #include "doc.h"
-#include "kobj.h"
+#include "kres.h"
 #include "rackfit/status.h"
 
 /* `spec` is a PodSpec document. *out (empty on entry) receives the requests;

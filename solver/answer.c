@@ -6,7 +6,11 @@
  *   simply holds no placements);
  * - a placement list never holds a count <= 0 when built with rf_answer_add
  *   (answers read from JSON may hold anything the checker should see);
- * - summary.value lists the problem's distinct priorities, highest first.
+ * - summary.value lists the problem's distinct priorities (gangs' and
+ *   running gangs'), highest first;
+ * - answer->running has problem->n_running entries; `by` of a kept gang is
+ *   empty, and after rf_answer_finish a preempted gang's `by` lists its
+ *   preemptors in increasing gang index.
  *
  * rf_answer_finish runs after every solve, on up to 16,384 nodes x 1,000
  * gangs, so it computes each node's domain id per level once per call, by
@@ -46,14 +50,17 @@ static int s_cmp_prio_desc(const void *a, const void *b)
 static rf_status s_value_reset(rf_answer_t *answer)
 {
     const rf_problem_t *p = answer->problem;
-    int64_t *prios = malloc(sizeof *prios * (size_t)(p->n_gangs > 0 ? p->n_gangs : 1));
+    int32_t total = p->n_gangs + p->n_running;
+    int64_t *prios = malloc(sizeof *prios * (size_t)(total > 0 ? total : 1));
     if (!prios)
         return RF_ENOMEM;
     for (int32_t g = 0; g < p->n_gangs; g++)
         prios[g] = p->gangs[g].priority;
-    qsort(prios, (size_t)p->n_gangs, sizeof *prios, s_cmp_prio_desc);
+    for (int32_t i = 0; i < p->n_running; i++)
+        prios[p->n_gangs + i] = p->running[i].priority;
+    qsort(prios, (size_t)total, sizeof *prios, s_cmp_prio_desc);
     int32_t n = 0;
-    for (int32_t g = 0; g < p->n_gangs; g++)
+    for (int32_t g = 0; g < total; g++)
         if (n == 0 || prios[n - 1] != prios[g])
             prios[n++] = prios[g];
     rf_summary_t *s = &answer->summary;
@@ -208,6 +215,107 @@ static rf_status s_domain_ids(const rf_problem_t *p, const uint8_t *needed, int3
 }
 
 /* ------------------------------------------------------------------ */
+/* Running gangs (for finish)                                           */
+
+/* Add gang g to running gang i's `by` unless it is already last (gangs are
+ * visited in increasing index, so the list stays sorted and distinct). */
+static rf_status s_by_add(rf_running_answer_t *ra, int32_t g, int32_t *cap)
+{
+    if (ra->n_by > 0 && ra->by[ra->n_by - 1] == g)
+        return RF_OK;
+    if (ra->n_by >= *cap) {
+        int32_t nc = *cap > 0 ? *cap * 2 : 4;
+        int32_t *by = realloc(ra->by, sizeof *by * (size_t)nc);
+        if (!by)
+            return RF_ENOMEM;
+        ra->by = by;
+        *cap = nc;
+    }
+    ra->by[ra->n_by++] = g;
+    return RF_OK;
+}
+
+/* Each preempted running gang's `by`, summary.preempted, and the kept
+ * running gangs' value and penalty into the summary (whose value array was
+ * reset by finish). A node-to-preempted-gangs index (CSR) keeps this linear
+ * in the placements. */
+static rf_status s_finish_running(rf_answer_t *answer)
+{
+    const rf_problem_t *p = answer->problem;
+    rf_summary_t *s = &answer->summary;
+    int32_t N = p->n_nodes;
+    s->preempted = 0;
+    s->has_preempted = true;
+    answer->has_running = true;
+    for (int32_t i = 0; i < answer->n_running; i++) {
+        const rf_running_t *run = &p->running[i];
+        answer->running[i].n_by = 0;
+        if (answer->running[i].preempted) {
+            s->preempted++;
+            continue;
+        }
+        int32_t vi = s_value_index(s, run->priority);
+        if (vi >= 0) {
+            s->value[vi].units = s_sat_add(s->value[vi].units, run->units);
+            s->value[vi].pods = s_sat_add(s->value[vi].pods, run->pods);
+        }
+        s->penalty += run->penalty;
+    }
+    if (s->preempted == 0)
+        return RF_OK;
+    int32_t *start = calloc((size_t)N + 2, sizeof *start);
+    int32_t *caps = calloc((size_t)answer->n_running, sizeof *caps);
+    int32_t *list = NULL;
+    rf_status rc = RF_ENOMEM;
+    if (!start || !caps)
+        goto done;
+    for (int32_t pass = 0; pass < 2; pass++) { /* count, then fill */
+        for (int32_t i = 0; i < answer->n_running; i++) {
+            if (!answer->running[i].preempted)
+                continue;
+            const rf_running_t *run = &p->running[i];
+            for (int32_t j = 0; j < run->n_pod_sets; j++)
+                for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++) {
+                    int32_t n = run->pod_sets[j].placements[k].node;
+                    if (pass == 0)
+                        start[n + 2]++;
+                    else
+                        list[start[n + 1]++] = i;
+                }
+        }
+        if (pass == 0) {
+            for (int32_t n = 0; n < N; n++)
+                start[n + 2] += start[n + 1];
+            if (!(list = malloc(sizeof *list * (size_t)(start[N + 1] > 0 ? start[N + 1] : 1))))
+                goto done;
+        }
+    }
+    /* now start[n]..start[n + 1] is node n's list */
+    rc = RF_OK;
+    for (int32_t g = 0; g < answer->n_gangs && rc == RF_OK; g++) {
+        const rf_gang_answer_t *ga = &answer->gangs[g];
+        if (!ga->admitted)
+            continue;
+        for (int32_t j = 0; j < p->gangs[g].n_pod_sets && rc == RF_OK; j++)
+            for (int32_t k = 0; k < ga->pod_sets[j].n_placements && rc == RF_OK; k++) {
+                const rf_placement_t *pl = &ga->pod_sets[j].placements[k];
+                if (pl->count <= 0 || pl->node < 0 || pl->node >= N)
+                    continue;
+                for (int32_t q = start[pl->node]; q < start[pl->node + 1] && rc == RF_OK; q++) {
+                    int32_t i = list[q];
+                    if (p->gangs[g].priority > p->running[i].priority)
+                        rc = s_by_add(&answer->running[i], g, &caps[i]);
+                }
+            }
+    }
+done:
+    free(start);
+    free(caps);
+    free(list);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* Interface                                                            */
 
 rf_answer_t *rf_answer_new(const rf_problem_t *problem)
@@ -229,6 +337,10 @@ rf_answer_t *rf_answer_new(const rf_problem_t *problem)
             goto fail;
         s_why_none(&ga->why);
     }
+    a->n_running = problem->n_running;
+    a->running = calloc((size_t)(problem->n_running > 0 ? problem->n_running : 1), sizeof *a->running);
+    if (!a->running)
+        goto fail;
     if (s_value_reset(a) != RF_OK)
         goto fail;
     a->summary.rejected = problem->n_gangs;
@@ -256,6 +368,10 @@ void rf_answer_destroy(rf_answer_t **answer)
         }
         free(a->gangs);
     }
+    if (a->running)
+        for (int32_t i = 0; i < a->n_running; i++)
+            free(a->running[i].by);
+    free(a->running);
     free(a->summary.value);
     free(a->mode_owned);
     free(a);
@@ -337,6 +453,25 @@ rf_status rf_answer_reject(rf_answer_t *answer, int32_t gang, rf_why_t why, cons
     return RF_OK;
 }
 
+rf_status rf_answer_preempt(rf_answer_t *answer, int32_t running, bool preempted)
+{
+    if (!answer || running < 0 || running >= answer->n_running)
+        return RF_EINVAL;
+    answer->running[running].preempted = preempted;
+    if (!preempted)
+        answer->running[running].n_by = 0;
+    return RF_OK;
+}
+
+double rf_answer_kept_penalty(const rf_answer_t *answer)
+{
+    double pen = 0;
+    for (int32_t i = 0; i < answer->n_running; i++)
+        if (!answer->running[i].preempted)
+            pen += answer->problem->running[i].penalty;
+    return pen;
+}
+
 rf_status rf_answer_copy(rf_answer_t *dst, const rf_answer_t *src)
 {
     if (!dst || !src || dst->problem != src->problem || dst->n_gangs != src->n_gangs)
@@ -367,6 +502,21 @@ rf_status rf_answer_copy(rf_answer_t *dst, const rf_answer_t *src)
         dg->has_domains = sg->has_domains;
         dg->has_penalty = sg->has_penalty;
     }
+    for (int32_t i = 0; i < src->n_running; i++) {
+        rf_running_answer_t *dr = &dst->running[i];
+        const rf_running_answer_t *sr = &src->running[i];
+        if (sr->n_by > dr->n_by) {
+            int32_t *by = realloc(dr->by, sizeof *by * (size_t)sr->n_by);
+            if (!by)
+                return RF_ENOMEM;
+            dr->by = by;
+        }
+        if (sr->n_by > 0)
+            memcpy(dr->by, sr->by, sizeof *sr->by * (size_t)sr->n_by);
+        dr->n_by = sr->n_by;
+        dr->preempted = sr->preempted;
+    }
+    dst->has_running = src->has_running;
     /* summary: value array, then the owned mode string */
     rf_value_t *value = dst->summary.value;
     if (src->summary.n_value != dst->summary.n_value || !value) {
@@ -498,6 +648,8 @@ rf_status rf_answer_finish(rf_answer_t *answer)
             s->value[vi].pods = s_sat_add(s->value[vi].pods, pods);
         }
     }
+    if ((rc = s_finish_running(answer)) != RF_OK)
+        goto done;
     s->has_counts = true;
     s->has_value = true;
     s->has_penalty = true;

@@ -1,11 +1,12 @@
 /* solver/answer_json.c: an answer to and from JSON (PLACEMENT-MODEL.md
  * section 3).
  *
- * Writing is a hand-written writer into one growing buffer (answers of 1,000
- * gangs and thousands of placements are written after every solve, so no
- * document tree is built): strings are JSON-escaped, integers exact, doubles
- * in the shortest form that reads back to the same double (with ".0" added
- * to whole numbers so they stay floats to a reader).
+ * Writing goes through the one answer encoder, rf_answer_to_doc
+ * (solver/answer_doc.c), and serialises its tree with the one JSON writer
+ * (base/jw.h): strings JSON-escaped, integers exact, doubles in the shortest
+ * form that reads back to the same double (with ".0" added to whole numbers
+ * so they stay floats to a reader), the root's pairs and the gangs one per
+ * line.
  *
  * Reading goes through the one JSON boundary (base/json.c, via
  * rf__json_parse) into a temporary arena, then a strict extraction: unknown
@@ -22,115 +23,19 @@
 #include "arena.h"
 #include "doc.h"
 #include "json.h"
+#include "jw.h"
 #include "rackfit/answer.h"
 
 /* ------------------------------------------------------------------ */
 /* Writer                                                               */
 
-typedef struct {
-    char *p;
-    size_t len;
-    size_t cap;
-    bool oom;
-} s_buf_t;
-
-static bool s_grow(s_buf_t *b, size_t more)
-{
-    if (b->oom)
-        return false;
-    if (b->len + more + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = true;
-        return false;
-    }
-    b->p = p;
-    b->cap = cap;
-    return true;
-}
-
-static void s_put(s_buf_t *b, const char *s, size_t n)
-{
-    if (!s_grow(b, n))
-        return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void s_puts(s_buf_t *b, const char *s)
-{
-    s_put(b, s, strlen(s));
-}
-
-static void s_str(s_buf_t *b, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    if (!s)
-        s = "";
-    size_t n = strlen(s);
-    if (!s_grow(b, n * 6 + 2))
-        return;
-    char *o = b->p + b->len;
-    *o++ = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        switch (*c) {
-        case '"':
-            *o++ = '\\';
-            *o++ = '"';
-            break;
-        case '\\':
-            *o++ = '\\';
-            *o++ = '\\';
-            break;
-        case '\n':
-            *o++ = '\\';
-            *o++ = 'n';
-            break;
-        case '\r':
-            *o++ = '\\';
-            *o++ = 'r';
-            break;
-        case '\t':
-            *o++ = '\\';
-            *o++ = 't';
-            break;
-        default:
-            if (*c < 0x20) {
-                *o++ = '\\';
-                *o++ = 'u';
-                *o++ = '0';
-                *o++ = '0';
-                *o++ = hex[*c >> 4];
-                *o++ = hex[*c & 15];
-            } else {
-                *o++ = (char)*c;
-            }
-        }
-    }
-    *o++ = '"';
-    b->len = (size_t)(o - b->p);
-    b->p[b->len] = '\0';
-}
-
-static void s_int(s_buf_t *b, int64_t v)
-{
-    char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "%lld", (long long)v);
-    s_put(b, tmp, (size_t)n);
-}
-
 /* Shortest text that reads back as the same double; "null" when not finite
  * (never produced by a sane solver: penalties and times are finite). */
-static void s_double(s_buf_t *b, double v)
+static void s_double(rf__jw_t *w, double v)
 {
     char tmp[40];
     if (!isfinite(v)) {
-        s_puts(b, "null");
+        rf__jw_puts(w, "null");
         return;
     }
     int n = 0;
@@ -141,123 +46,77 @@ static void s_double(s_buf_t *b, double v)
     }
     if (!strpbrk(tmp, ".eEn"))
         n += snprintf(tmp + n, sizeof tmp - (size_t)n, ".0");
-    s_put(b, tmp, (size_t)n);
+    rf__jw_raw(w, tmp, (size_t)n);
 }
 
-static void s_key(s_buf_t *b, const char *key, bool first)
+/* Any document as JSON. `depth` 0 is the root map: its pairs go one per
+ * line, and the items of its arrays (gangs, running) one per line too. */
+static void s_write(rf__jw_t *w, const rf_doc_t *d, int depth)
 {
-    if (!first)
-        s_put(b, ",", 1);
-    s_str(b, key);
-    s_put(b, ":", 1);
-}
-
-static void s_gang(s_buf_t *b, const rf_problem_t *p, const rf_answer_t *a, int32_t g)
-{
-    const rf_gang_t *gang = &p->gangs[g];
-    const rf_gang_answer_t *ga = &a->gangs[g];
-    s_puts(b, "{\"name\":");
-    s_str(b, gang->name);
-    if (ga->admitted) {
-        s_puts(b, ",\"admitted\":true,\"pod_sets\":[");
-        for (int32_t j = 0; j < gang->n_pod_sets; j++) {
-            const rf_pod_set_answer_t *pa = &ga->pod_sets[j];
-            s_puts(b, j ? ",{\"name\":" : "{\"name\":");
-            s_str(b, gang->pod_sets[j].name);
-            s_puts(b, ",\"placements\":[");
-            for (int32_t k = 0; k < pa->n_placements; k++) {
-                const rf_placement_t *pl = &pa->placements[k];
-                s_puts(b, k ? ",{\"node\":" : "{\"node\":");
-                if (pl->node >= 0 && pl->node < p->n_nodes)
-                    s_str(b, p->nodes[pl->node].name);
-                else
-                    s_puts(b, "null");
-                s_puts(b, ",\"count\":");
-                s_int(b, pl->count);
-                s_put(b, "}", 1);
-            }
-            s_puts(b, "]}");
+    switch (d->type) {
+    case RF_DOC_NULL:
+        rf__jw_puts(w, "null");
+        return;
+    case RF_DOC_BOOL:
+        rf__jw_puts(w, d->u.b ? "true" : "false");
+        return;
+    case RF_DOC_INT:
+        rf__jw_printf(w, "%lld", (long long)d->u.i);
+        return;
+    case RF_DOC_FLOAT:
+        s_double(w, d->u.f);
+        return;
+    case RF_DOC_STR:
+        rf__jw_strn(w, d->u.s, d->len);
+        return;
+    case RF_DOC_ARRAY:
+        rf__jw_raw(w, "[", 1);
+        for (uint32_t i = 0; i < d->len; i++) {
+            if (i)
+                rf__jw_raw(w, ",", 1);
+            if (depth == 1)
+                rf__jw_raw(w, "\n", 1);
+            s_write(w, &d->u.items[i], depth + 1);
         }
-        s_puts(b, "],\"domains\":[");
-        for (int32_t l = 0; l < p->n_levels; l++) {
-            if (l)
-                s_put(b, ",", 1);
-            s_int(b, ga->domains[l]);
+        rf__jw_puts(w, depth == 1 && d->len > 0 ? "\n]" : "]");
+        return;
+    case RF_DOC_MAP:
+        rf__jw_raw(w, "{", 1);
+        for (uint32_t i = 0; i < d->len; i++) {
+            if (i)
+                rf__jw_puts(w, depth == 0 ? ",\n" : ",");
+            rf__jw_strn(w, d->u.pairs[i].key, d->u.pairs[i].key_len);
+            rf__jw_raw(w, ":", 1);
+            s_write(w, &d->u.pairs[i].value, depth + 1);
         }
-        s_puts(b, "],\"penalty\":");
-        s_double(b, ga->penalty);
-    } else {
-        s_puts(b, ",\"admitted\":false,\"reason\":");
-        s_str(b, ga->reason ? ga->reason : "not admitted");
-        s_puts(b, ",\"why\":{");
-        bool first = true;
-        if (ga->why.level >= 0 && ga->why.level < p->n_levels) {
-            s_key(b, "level", first);
-            s_str(b, p->levels[ga->why.level]);
-            first = false;
-        }
-        if (ga->why.resource >= 0 && ga->why.resource < p->n_resources) {
-            s_key(b, "resource", first);
-            s_str(b, p->resources[ga->why.resource]);
-            first = false;
-        }
-        if (ga->why.fits >= 0) {
-            s_key(b, "fits", first);
-            s_int(b, ga->why.fits);
-            first = false;
-        }
-        if (ga->why.needs >= 0) {
-            s_key(b, "needs", first);
-            s_int(b, ga->why.needs);
-        }
-        s_put(b, "}", 1);
+        rf__jw_raw(w, "}", 1);
+        return;
     }
-    s_put(b, "}", 1);
 }
 
 rf_status rf_answer_to_json(const rf_answer_t *answer, char **out, size_t *len, rf_error_t *err)
 {
     if (!answer || !out)
         return rf_error_set(err, RF_EINVAL, "", "rf_answer_to_json: NULL argument");
-    const rf_problem_t *p = answer->problem;
-    s_buf_t b = {0};
-    s_puts(&b, "{\"gangs\":[");
-    for (int32_t g = 0; g < answer->n_gangs; g++) {
-        s_puts(&b, g ? ",\n" : "\n");
-        s_gang(&b, p, answer, g);
+    rf__arena_t *arena = rf__arena_new(0);
+    if (!arena)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory writing the answer");
+    rf_doc_t *doc = NULL;
+    rf_status rc = rf_answer_to_doc(answer, arena, &doc, err);
+    if (rc != RF_OK) {
+        rf__arena_destroy(&arena);
+        return rc;
     }
-    const rf_summary_t *s = &answer->summary;
-    s_puts(&b, "\n],\n\"summary\":{\"admitted\":");
-    s_int(&b, s->admitted);
-    s_puts(&b, ",\"rejected\":");
-    s_int(&b, s->rejected);
-    s_puts(&b, ",\"value\":[");
-    for (int32_t i = 0; i < s->n_value; i++) {
-        s_puts(&b, i ? ",[" : "[");
-        s_int(&b, s->value[i].priority);
-        s_put(&b, ",", 1);
-        s_int(&b, s->value[i].units);
-        s_put(&b, ",", 1);
-        s_int(&b, s->value[i].pods);
-        s_put(&b, "]", 1);
-    }
-    s_puts(&b, "],\"penalty\":");
-    s_double(&b, s->penalty);
-    s_puts(&b, ",\"penalty_bound\":");
-    s_double(&b, s->penalty_bound);
-    s_puts(&b, s->optimal ? ",\"optimal\":true" : ",\"optimal\":false");
-    s_puts(&b, ",\"mode_used\":");
-    s_str(&b, s->mode_used ? s->mode_used : "none");
-    s_puts(&b, ",\"solve_ms\":");
-    s_double(&b, s->solve_ms);
-    s_puts(&b, "}}\n");
-    if (b.oom) {
-        free(b.p);
+    rf__jw_t w;
+    rf__jw_init(&w);
+    s_write(&w, doc, 0);
+    rf__jw_raw(&w, "\n", 1);
+    rf__arena_destroy(&arena);
+    if (w.oom) {
+        rf__jw_fini(&w);
         return rf_error_set(err, RF_ENOMEM, "", "out of memory writing the answer");
     }
-    *out = b.p;
-    if (len)
-        *len = b.len;
+    *out = rf__jw_take(&w, len);
     return RF_OK;
 }
 
@@ -615,6 +474,10 @@ static rf_status s_read_summary(s_rd_t *r, const rf_doc_t *v)
             RF_CALL(s_int_in(r, x, 0, INT32_MAX, &n));
             s->rejected = (int32_t)n;
             has_rej = true;
+        } else if (strcmp(kv->key, "preempted") == 0) {
+            RF_CALL(s_int_in(r, x, 0, INT32_MAX, &n));
+            s->preempted = (int32_t)n;
+            s->has_preempted = true;
         } else if (strcmp(kv->key, "value") == 0) {
             RF_CALL(s_read_value(r, x));
         } else if (strcmp(kv->key, "penalty") == 0) {
@@ -652,14 +515,96 @@ static rf_status s_read_summary(s_rd_t *r, const rf_doc_t *v)
     return RF_OK;
 }
 
+/* `by`: gang names of the problem, kept as written (order and repeats
+ * included) for the checker to judge. */
+static rf_status s_read_by(s_rd_t *r, const rf_doc_t *v, rf_running_answer_t *ra)
+{
+    RF_CALL(s_type(r, v, RF_DOC_ARRAY));
+    if (v->len > (uint32_t)INT32_MAX)
+        return s_fail(r, v, "%s", "too many entries");
+    free(ra->by);
+    ra->by = malloc(sizeof *ra->by * (v->len ? v->len : 1));
+    ra->n_by = 0;
+    if (!ra->by)
+        return rf_error_set(r->err, RF_ENOMEM, r->path, "out of memory");
+    for (uint32_t k = 0; k < v->len; k++) {
+        int s0 = s_pi(r, k);
+        const rf_doc_t *x = &v->u.items[k];
+        RF_CALL(s_type(r, x, RF_DOC_STR));
+        int32_t g = 0;
+        while (g < r->p->n_gangs && strcmp(r->p->gangs[g].name, x->u.s) != 0)
+            g++;
+        if (g == r->p->n_gangs)
+            return s_fail(r, x, "unknown gang \"%.200s\" (not in the problem's gangs)", x->u.s);
+        ra->by[ra->n_by++] = g;
+        s_pop(r, s0);
+    }
+    return RF_OK;
+}
+
+static rf_status s_read_one_running(s_rd_t *r, const rf_doc_t *v, int32_t i)
+{
+    rf_running_answer_t *ra = &r->a->running[i];
+    RF_CALL(s_type(r, v, RF_DOC_MAP));
+    const rf_doc_t *name = NULL, *preempted = NULL, *by = NULL;
+    for (uint32_t q = 0; q < v->len; q++) {
+        const rf_doc_kv_t *kv = &v->u.pairs[q];
+        if (strcmp(kv->key, "name") == 0)
+            name = &kv->value;
+        else if (strcmp(kv->key, "preempted") == 0)
+            preempted = &kv->value;
+        else if (strcmp(kv->key, "by") == 0)
+            by = &kv->value;
+        else
+            return s_unknown_key(r, kv); /* a running gang is kept or preempted whole: no pod_sets here */
+    }
+    if (!name)
+        return s_fail(r, v, "%s", "missing key \"name\"");
+    if (!preempted)
+        return s_fail(r, v, "%s", "missing key \"preempted\"");
+    int s0 = s_pk(r, "name");
+    RF_CALL(s_type(r, name, RF_DOC_STR));
+    if (strcmp(name->u.s, r->p->running[i].name) != 0)
+        return s_fail(r, name, "is \"%.180s\", but the problem's running gang %d is \"%.180s\"", name->u.s, (int)i,
+                      r->p->running[i].name);
+    s_pop(r, s0);
+    s0 = s_pk(r, "preempted");
+    RF_CALL(s_type(r, preempted, RF_DOC_BOOL));
+    ra->preempted = preempted->u.b;
+    s_pop(r, s0);
+    if (by) {
+        s0 = s_pk(r, "by");
+        RF_CALL(s_read_by(r, by, ra));
+        s_pop(r, s0);
+    }
+    return RF_OK;
+}
+
+static rf_status s_read_running(s_rd_t *r, const rf_doc_t *v)
+{
+    RF_CALL(s_type(r, v, RF_DOC_ARRAY));
+    if (v->len != (uint32_t)r->p->n_running)
+        return s_fail(r, v, "has %lu running gangs, the problem %d (every running gang once, in order)",
+                      (unsigned long)v->len, (int)r->p->n_running);
+    for (int32_t i = 0; i < r->p->n_running; i++) {
+        int s0 = s_pi(r, i);
+        RF_CALL(s_read_one_running(r, &v->u.items[i], i));
+        s_pop(r, s0);
+    }
+    r->a->has_running = true;
+    return RF_OK;
+}
+
 static rf_status s_read_root(s_rd_t *r, const rf_doc_t *root)
 {
     RF_CALL(s_type(r, root, RF_DOC_MAP));
-    const rf_doc_t *gangs = NULL, *summary = NULL;
+    const rf_doc_t *gangs = NULL, *summary = NULL, *running = NULL;
     for (uint32_t q = 0; q < root->len; q++) {
         const rf_doc_kv_t *kv = &root->u.pairs[q];
         if (strcmp(kv->key, "gangs") == 0)
             gangs = &kv->value;
+        else if (strcmp(kv->key, "running") == 0)
+            running = &kv->value;
         else if (strcmp(kv->key, "summary") == 0)
             summary = &kv->value;
         else
@@ -682,6 +627,14 @@ static rf_status s_read_root(s_rd_t *r, const rf_doc_t *root)
         s_pop(r, s1);
     }
     s_pop(r, s0);
+    if (running) {
+        s0 = s_pk(r, "running");
+        RF_CALL(s_read_running(r, running));
+        s_pop(r, s0);
+    } else if (r->p->n_running > 0) {
+        return s_fail(r, root, "missing key \"running\" (the problem has %d running gangs: each is kept or preempted)",
+                      (int)r->p->n_running);
+    }
     if (summary) {
         s0 = s_pk(r, "summary");
         RF_CALL(s_read_summary(r, summary));

@@ -22,6 +22,7 @@
 #include "arena.h"
 #include "doc.h"
 #include "eligible.h"
+#include "preempt_problem.h"
 #include "rackfit/problem.h"
 #include "rackfit/quantity.h"
 #include "rackfit/status.h"
@@ -66,6 +67,13 @@ void rf_pod_set_init(rf_pod_set_t *pod_set)
     pod_set->topology.preferred = -1;
     pod_set->slice.size = 0;
     pod_set->slice.level = -1;
+}
+
+void rf_running_init(rf_running_t *running)
+{
+    memset(running, 0, sizeof *running);
+    running->bandwidth = 1.0;
+    running->preemptible = true;
 }
 
 rf_problem_t *rf_problem_new(void)
@@ -729,6 +737,9 @@ static rf_status s_validate_options(rf_problem_t *prob, const rf_limits_t *lim, 
         return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_at(&p, "options"), "time_limit_ms")), "must be >= 0");
     if (o->threads < 0)
         return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_at(&p, "options"), "threads")), "must be >= 0");
+    if (o->preemption != RF_PREEMPT_LOWER_PRIORITY && o->preemption != RF_PREEMPT_NEVER)
+        return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_at(&p, "options"), "preemption")),
+                            "must be lower_priority or never");
     if (!o->value_resource_name)
         o->value_resource_name = S_DEFAULT_VALUE_RESOURCE;
     if (!o->value_resource_name[0])
@@ -754,6 +765,10 @@ static rf_status s_validate_options(rf_problem_t *prob, const rf_limits_t *lim, 
         for (int32_t j = 0; j < prob->gangs[g].n_pod_sets; j++)
             if (prob->gangs[g].pod_sets[j].requests[r])
                 o->value_resource = r;
+    for (int32_t g = 0; g < prob->n_running && o->value_resource < 0; g++)
+        for (int32_t j = 0; j < prob->running[g].n_pod_sets; j++)
+            if (prob->running[g].pod_sets[j].requests[r])
+                o->value_resource = r;
     return RF_OK;
 }
 
@@ -769,6 +784,7 @@ rf_status rf_problem_validate(rf_problem_t *problem, const rf_limits_t *limits, 
     RF_CALL(s_validate_cluster(problem, limits, err));
     RF_CALL(s_validate_gangs(problem, limits, err));
     RF_CALL(s_validate_options(problem, limits, err));
+    RF_CALL(rf__problem_validate_running(problem, limits, err));
     RF_CALL(rf_problem_check_shapes(problem, problem->n_nodes, limits, err));
     return RF_OK;
 }

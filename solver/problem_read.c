@@ -52,7 +52,7 @@ typedef struct {
     char path[S_PATH_CAP];  /* the text of `seg`, made by s_path */
 } s_rd_t;
 
-static const char *const s_root_keys[] = {"cluster", "gangs", "options", NULL};
+static const char *const s_root_keys[] = {"cluster", "gangs", "running", "options", NULL};
 static const char *const s_cluster_keys[] = {"levels", "level_costs", "nodes", NULL};
 static const char *const s_node_keys[] = {"name", "labels", "allocatable", "used", "taints", "unschedulable", NULL};
 static const char *const s_taint_keys[] = {"key", "value", "effect", NULL};
@@ -63,7 +63,17 @@ static const char *const s_toleration_keys[] = {"key", "operator", "value", "eff
 static const char *const s_topology_keys[] = {"required", "preferred", NULL};
 static const char *const s_slice_keys[] = {"size", "required", NULL};
 static const char *const s_bound_keys[] = {"node", "count", "ranks", NULL};
-static const char *const s_options_keys[] = {"mode", "time_limit_ms", "threads", "admission", "value_resource", NULL};
+static const char *const s_options_keys[] = {"mode",           "time_limit_ms", "threads", "admission",
+                                             "value_resource", "preemption",    NULL};
+static const char *const s_running_keys[] = {"name", "priority", "bandwidth", "preemptible", "pod_sets", NULL};
+static const char *const s_run_pod_set_keys[] = {"name", "requests", "placements", NULL};
+static const char *const s_run_placement_keys[] = {"node", "count", NULL};
+static const char *const s_run_placement_forbidden[] = {"ranks", NULL};
+/* Keys of a pending gang or pod set that a running one must not have: it is
+ * where it is. Named apart from unknown keys so the message says why. */
+static const char *const s_running_forbidden[] = {"topology", NULL};
+static const char *const s_run_pod_set_forbidden[] = {"count",    "min_count", "node_selector", "tolerations",
+                                                      "topology", "slice",     "bound",         NULL};
 
 static int s_push_key(s_rd_t *r, const char *key)
 {
@@ -159,6 +169,23 @@ static rf_status s_object(s_rd_t *r, const rf_doc_t *v, const char *const *allow
         }
     }
     return RF_OK;
+}
+
+/* The same for a running gang's maps: a key in `forbidden` (a pending gang's
+ * key) is refused with the reason. */
+static rf_status s_running_object(s_rd_t *r, const rf_doc_t *v, const char *const *allowed,
+                                  const char *const *forbidden)
+{
+    RF_CALL(s_type(r, v, RF_DOC_MAP));
+    for (uint32_t i = 0; i < v->len; i++) {
+        const rf_doc_kv_t *kv = &v->u.pairs[i];
+        if (s_is_member(kv->key, forbidden)) {
+            s_push_key(r, kv->key);
+            return s_fail(r, RF_ESCHEMA, &kv->value,
+                          "must not be given for a running gang: it is where it is (see placements)");
+        }
+    }
+    return s_object(r, v, allowed, NULL);
 }
 
 /* An array of at most `max` items (RF_ELIMIT naming `limit` beyond). */
@@ -300,6 +327,23 @@ static rf_status s_intern_all(s_rd_t *r, const rf_doc_t *root)
             if (ps->type != RF_DOC_MAP)
                 continue;
             int s0 = s_push_key(r, "gangs");
+            s_push_idx(r, g);
+            s_push_key(r, "pod_sets");
+            s_push_idx(r, j);
+            s_push_key(r, "requests");
+            RF_CALL(s_intern_keys(r, s_get(ps, "requests")));
+            s_pop(r, s0);
+        }
+    }
+    const rf_doc_t *running = s_get(root, "running");
+    for (uint32_t g = 0; running && running->type == RF_DOC_ARRAY && g < running->len; g++) {
+        const rf_doc_t *gang = &running->u.items[g];
+        const rf_doc_t *sets = gang->type == RF_DOC_MAP ? s_get(gang, "pod_sets") : NULL;
+        for (uint32_t j = 0; sets && sets->type == RF_DOC_ARRAY && j < sets->len; j++) {
+            const rf_doc_t *ps = &sets->u.items[j];
+            if (ps->type != RF_DOC_MAP)
+                continue;
+            int s0 = s_push_key(r, "running");
             s_push_idx(r, g);
             s_push_key(r, "pod_sets");
             s_push_idx(r, j);
@@ -813,8 +857,142 @@ static rf_status s_gang(s_rd_t *r, const rf_doc_t *v, rf_gang_t *gang)
     return RF_OK;
 }
 
-static const char *const s_mode_names[] = {"auto", "greedy", "ilp", NULL}; /* rf_mode order */
-static const char *const s_admission_names[] = {"value", "ordered", NULL}; /* rf_admission order */
+/* ---------------------------------------------------- running gangs */
+
+static rf_status s_run_placement(s_rd_t *r, const rf_doc_t *v, rf_run_placement_t *pl)
+{
+    const rf_doc_t *x;
+    int sv;
+    int64_t i64 = 0;
+    RF_CALL(s_running_object(r, v, s_run_placement_keys, s_run_placement_forbidden));
+    sv = s_push_key(r, "node");
+    if (!(x = s_get(v, "node")))
+        return s_fail(r, RF_ESCHEMA, v, "is required");
+    RF_CALL(s_type(r, x, RF_DOC_STR));
+    RF_CALL(s_text_ok(r, x, x->u.s, x->len));
+    pl->node = rf_problem_node(r->p, x->u.s);
+    if (pl->node < 0)
+        return s_fail(r, RF_ESCHEMA, x, "unknown node \"%.200s\" (not in cluster.nodes)", x->u.s);
+    s_pop(r, sv);
+    sv = s_push_key(r, "count");
+    if (!(x = s_get(v, "count")))
+        return s_fail(r, RF_ESCHEMA, v, "is required");
+    RF_CALL(s_int(r, x, 1, INT32_MAX, &i64));
+    pl->count = (int32_t)i64;
+    s_pop(r, sv);
+    return RF_OK;
+}
+
+static rf_status s_run_pod_set(s_rd_t *r, const rf_doc_t *v, rf_run_pod_set_t *ps)
+{
+    rf_problem_t *p = r->p;
+    const rf_doc_t *x;
+    int sv;
+    RF_CALL(s_running_object(r, v, s_run_pod_set_keys, s_run_pod_set_forbidden));
+    sv = s_push_key(r, "name");
+    if (!(x = s_get(v, "name")))
+        return s_fail(r, RF_ESCHEMA, v, "is required");
+    RF_CALL(s_str(r, x, &ps->name));
+    if (!ps->name[0])
+        return s_fail(r, RF_ESCHEMA, x, "must not be empty");
+    s_pop(r, sv);
+
+    ps->requests = rf_problem_alloc(p, (size_t)p->n_resources * sizeof(int64_t));
+    if (!ps->requests)
+        return s_fail(r, RF_ENOMEM, v, "out of memory");
+    ps->requests[RF_RES_PODS] = 1;
+    if ((x = s_get(v, "requests"))) {
+        sv = s_push_key(r, "requests");
+        RF_CALL(s_quantities(r, x, true, ps->requests));
+        s_pop(r, sv);
+    }
+
+    sv = s_push_key(r, "placements");
+    if (!(x = s_get(v, "placements")))
+        return s_fail(r, RF_ESCHEMA, v, "is required");
+    RF_CALL(s_array(r, x, r->lim->max_bound, "max_bound"));
+    if (x->len == 0)
+        return s_fail(r, RF_ESCHEMA, x, "must list at least one placement");
+    ps->placements = rf_problem_alloc(p, (size_t)x->len * sizeof *ps->placements);
+    if (!ps->placements)
+        return s_fail(r, RF_ENOMEM, x, "out of memory");
+    ps->n_placements = (int32_t)x->len;
+    for (uint32_t k = 0; k < x->len; k++) {
+        int si = s_push_idx(r, k);
+        RF_CALL(s_run_placement(r, &x->u.items[k], &ps->placements[k]));
+        s_pop(r, si);
+    }
+    s_pop(r, sv);
+    return RF_OK;
+}
+
+static rf_status s_running_gang(s_rd_t *r, const rf_doc_t *v, rf_running_t *run)
+{
+    const rf_doc_t *x;
+    int sv;
+    RF_CALL(s_running_object(r, v, s_running_keys, s_running_forbidden));
+    rf_running_init(run);
+    sv = s_push_key(r, "name");
+    if (!(x = s_get(v, "name")))
+        return s_fail(r, RF_ESCHEMA, v, "is required");
+    RF_CALL(s_str(r, x, &run->name));
+    if (!run->name[0])
+        return s_fail(r, RF_ESCHEMA, x, "must not be empty");
+    s_pop(r, sv);
+    if ((x = s_get(v, "priority"))) {
+        sv = s_push_key(r, "priority");
+        RF_CALL(s_int(r, x, INT64_MIN, INT64_MAX, &run->priority));
+        s_pop(r, sv);
+    }
+    if ((x = s_get(v, "bandwidth"))) {
+        sv = s_push_key(r, "bandwidth");
+        RF_CALL(s_nonneg_number(r, x, &run->bandwidth));
+        s_pop(r, sv);
+    }
+    if ((x = s_get(v, "preemptible"))) {
+        sv = s_push_key(r, "preemptible");
+        RF_CALL(s_type(r, x, RF_DOC_BOOL));
+        run->preemptible = x->u.b;
+        s_pop(r, sv);
+    }
+    sv = s_push_key(r, "pod_sets");
+    if (!(x = s_get(v, "pod_sets")))
+        return s_fail(r, RF_ESCHEMA, v, "is required");
+    RF_CALL(s_array(r, x, r->lim->max_pod_sets, "max_pod_sets"));
+    if (x->len == 0)
+        return s_fail(r, RF_ESCHEMA, x, "must list at least one pod set");
+    run->pod_sets = rf_problem_alloc(r->p, (size_t)x->len * sizeof *run->pod_sets);
+    if (!run->pod_sets)
+        return s_fail(r, RF_ENOMEM, x, "out of memory");
+    run->n_pod_sets = (int32_t)x->len;
+    for (uint32_t j = 0; j < x->len; j++) {
+        int si = s_push_idx(r, j);
+        RF_CALL(s_run_pod_set(r, &x->u.items[j], &run->pod_sets[j]));
+        s_pop(r, si);
+    }
+    s_pop(r, sv);
+    return RF_OK;
+}
+
+/* `running`: at most max_gangs running gangs (the same bound as `gangs`). */
+static rf_status s_running_all(s_rd_t *r, const rf_doc_t *v)
+{
+    RF_CALL(s_array(r, v, r->lim->max_gangs, "max_gangs"));
+    r->p->running = rf_problem_alloc(r->p, (size_t)v->len * sizeof *r->p->running);
+    if (!r->p->running)
+        return s_fail(r, RF_ENOMEM, v, "out of memory");
+    r->p->n_running = (int32_t)v->len;
+    for (uint32_t i = 0; i < v->len; i++) {
+        int si = s_push_idx(r, i);
+        RF_CALL(s_running_gang(r, &v->u.items[i], &r->p->running[i]));
+        s_pop(r, si);
+    }
+    return RF_OK;
+}
+
+static const char *const s_mode_names[] = {"auto", "greedy", "ilp", NULL};         /* rf_mode order */
+static const char *const s_admission_names[] = {"value", "ordered", NULL};         /* rf_admission order */
+static const char *const s_preemption_names[] = {"lower_priority", "never", NULL}; /* rf_preemption order */
 
 static rf_status s_options(s_rd_t *r, const rf_doc_t *v)
 {
@@ -851,6 +1029,12 @@ static rf_status s_options(s_rd_t *r, const rf_doc_t *v)
         RF_CALL(s_str(r, x, &o->value_resource_name));
         if (!o->value_resource_name[0])
             return s_fail(r, RF_ESCHEMA, x, "must not be empty");
+        s_pop(r, sv);
+    }
+    if ((x = s_get(v, "preemption"))) {
+        sv = s_push_key(r, "preemption");
+        RF_CALL(s_enum(r, x, s_preemption_names, "lower_priority or never", &e));
+        o->preemption = (rf_preemption)e;
         s_pop(r, sv);
     }
     return RF_OK;
@@ -895,6 +1079,12 @@ static rf_status s_read_batch(s_rd_t *r, const rf_doc_t *root)
     }
     s_pop(r, sv);
 
+    if ((x = s_get(root, "running"))) {
+        sv = s_push_key(r, "running");
+        RF_CALL(s_running_all(r, x));
+        s_pop(r, sv);
+    }
+
     if ((x = s_get(root, "options"))) {
         sv = s_push_key(r, "options");
         RF_CALL(s_options(r, x));
@@ -929,7 +1119,7 @@ rf_status rf__problem_from_doc(const rf_doc_t *root, const char *const *extra_ke
     return RF_OK;
 }
 
-static const char *const s_batch_keys[] = {"gangs", "options", NULL};
+static const char *const s_batch_keys[] = {"gangs", "running", "options", NULL};
 
 /* Copy the cluster's nodes into `p` so that rf_problem_validate may touch
  * them (it sorts labels and rebuilds the name index): node structs and label
@@ -1004,12 +1194,12 @@ rf_status rf__problem_from_doc_on(const rf_doc_t *root, const char *const *extra
     if ((st = s_read_batch(&r, root)) != RF_OK)
         goto done;
 
-    bool any_bound = false;
+    bool any_bound = p->n_running > 0; /* running gangs are checked against the nodes' used, too */
     for (int32_t g = 0; g < p->n_gangs && !any_bound; g++)
         for (int32_t j = 0; j < p->gangs[g].n_pod_sets; j++)
             any_bound = any_bound || p->gangs[g].pod_sets[j].n_bound > 0;
     if (any_bound || p->n_resources != cluster->n_resources) {
-        /* Rare path: validate everything on our own copy of the nodes. */
+        /* Rare path (bound pods or running gangs): validate everything on our own copy of the nodes. */
         if ((st = s_own_nodes(p, cluster, err)) != RF_OK)
             goto done;
         st = rf_problem_validate(p, limits, err);
@@ -1047,6 +1237,18 @@ done:
     }
     *out = r.p;
     return RF_OK;
+}
+
+rf_status rf_problem_from_doc(const rf_doc_t *root, const char *const *extra_keys, const rf_limits_t *limits,
+                              rf_problem_t **out, rf_error_t *err)
+{
+    return rf__problem_from_doc(root, extra_keys, limits, out, err);
+}
+
+rf_status rf_problem_from_doc_on(const rf_doc_t *root, const char *const *extra_keys, const rf_problem_t *cluster,
+                                 const rf_limits_t *limits, rf_problem_t **out, rf_error_t *err)
+{
+    return rf__problem_from_doc_on(root, extra_keys, cluster, limits, out, err);
 }
 
 rf_status rf_problem_from_json(const char *text, size_t len, const rf_limits_t *limits, rf_problem_t **out,

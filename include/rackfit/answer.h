@@ -9,9 +9,12 @@
  * Who fills what:
  * - solvers add placements (rf_answer_add, which also marks the gang
  *   admitted), reject gangs (rf_answer_reject), set `admitted` themselves
- *   for a gang whose bound pods already suffice, then call rf_answer_finish;
- * - rf_answer_finish computes every gang's domains and penalty and the
- *   summary's counts, value and penalty, and sets the has_* flags. It never
+ *   for a gang whose bound pods already suffice, preempt running gangs
+ *   (rf_answer_preempt), then call rf_answer_finish;
+ * - rf_answer_finish computes every gang's domains and penalty, each
+ *   preempted running gang's `by` (the admitted gangs of higher priority with
+ *   new pods on its nodes), and the summary's counts, value and penalty
+ *   (kept running gangs included), and sets the has_* flags. It never
  *   touches summary.penalty_bound, optimal, mode_used or solve_ms: those
  *   belong to the solver. rf_answer_new starts them at 0 (a valid lower
  *   bound: penalties are never negative), false, NULL ("none") and 0.
@@ -63,6 +66,14 @@ typedef struct {
     bool has_penalty; /* `penalty` is set (likewise) */
 } rf_gang_answer_t;
 
+/* What the answer does with one running gang of the problem: kept, or
+ * preempted whole for the gangs in `by`. */
+typedef struct {
+    bool preempted;
+    int32_t *by; /* owned; gang indices of its preemptors, increasing (problem order) */
+    int32_t n_by;
+} rf_running_answer_t;
+
 typedef struct {
     int64_t priority;
     int64_t units;
@@ -72,22 +83,28 @@ typedef struct {
 typedef struct {
     int32_t admitted;
     int32_t rejected;
-    rf_value_t *value; /* one per distinct priority, highest first */
+    int32_t preempted; /* running gangs preempted */
+    rf_value_t *value; /* one per distinct priority (gangs' and running gangs'), highest first;
+                        * kept running gangs count in it */
     int32_t n_value;
     double penalty;
     double penalty_bound;
     bool optimal;
     const char *mode_used; /* static string: "greedy", "ilp", ...; NULL: "none" */
     double solve_ms;
-    bool has_counts;  /* admitted/rejected are set (finish, or read from JSON) */
-    bool has_value;   /* value is set (likewise) */
-    bool has_penalty; /* penalty is set (likewise) */
+    bool has_counts;    /* admitted/rejected are set (finish, or read from JSON) */
+    bool has_preempted; /* preempted is set (likewise) */
+    bool has_value;     /* value is set (likewise) */
+    bool has_penalty;   /* penalty is set (likewise) */
 } rf_summary_t;
 
 typedef struct rf_answer {
     const rf_problem_t *problem; /* borrowed */
     rf_gang_answer_t *gangs;     /* [problem->n_gangs] */
     int32_t n_gangs;
+    rf_running_answer_t *running; /* [problem->n_running]; all kept in a new answer */
+    int32_t n_running;
+    bool has_running; /* `running` was written (finish, or read from JSON) */
     rf_summary_t summary;
     char *mode_owned; /* internal: an owned mode_used read from JSON, or NULL */
 } rf_answer_t;
@@ -109,6 +126,15 @@ rf_status rf_answer_reject(rf_answer_t *answer, int32_t gang, rf_why_t why, cons
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+/* Mark running gang r preempted (true) or kept (false); `by` is left to
+ * rf_answer_finish. Bad indices are RF_EINVAL. */
+rf_status rf_answer_preempt(rf_answer_t *answer, int32_t running, bool preempted);
+/* The penalty of the running gangs `answer` keeps (a constant once the
+ * preempted set is chosen): solvers add it to a penalty_bound computed over
+ * the admitted gangs, so that the bound covers the same total as
+ * summary.penalty. */
+double rf_answer_kept_penalty(const rf_answer_t *answer);
+
 /* Copy `src` (same problem) into `dst`, reusing dst's memory. RF_EINVAL when
  * the problems differ. */
 rf_status rf_answer_copy(rf_answer_t *dst, const rf_answer_t *src);
@@ -122,12 +148,25 @@ rf_status rf_answer_copy(rf_answer_t *dst, const rf_answer_t *src);
 rf_status rf_answer_finish(rf_answer_t *answer);
 
 /* Compare two finished answers to one problem by the contract's objective:
- * for each priority, highest first, the value admitted (units, then pods:
- * more is better) - with `ordered` admission, first the number of gangs
+ * for each priority, highest first, the value admitted and kept (units,
+ * then pods: more is better) - with `ordered` admission, first the number of gangs
  * admitted at that priority (the longest prefix) - then the total penalty
  * (less is better). < 0 when `a` is better, > 0 when `b` is, 0 when equal
  * (penalties within 1e-9, relative to the larger when it exceeds 1). */
 int rf_answer_compare(const rf_answer_t *a, const rf_answer_t *b);
+
+/* The answer as a document tree (base/doc.h: rf_doc_t), the one encoder
+ * that the JSON writer and rackfitd's MessagePack codec both serialise
+ * generically: the contract's keys in a fixed order (gangs, running when the
+ * problem has running gangs, summary), penalties and times as floats. The
+ * tree's maps and arrays are allocated in `arena` (NULL: the problem's own
+ * arena, only for a caller that owns the problem and uses it from one
+ * thread); its strings are borrowed from the problem and the answer, so the
+ * tree must not outlive either. Writes the stored figures as they are
+ * (finish first). */
+struct rf_doc;
+struct rf__arena;
+rf_status rf_answer_to_doc(const rf_answer_t *answer, struct rf__arena *arena, struct rf_doc **out, rf_error_t *err);
 
 /* The answer as JSON text (contract shape, gangs one per line). *out is
  * malloc'ed and NUL-terminated, *len excludes the NUL; free() it. Writes the
@@ -138,7 +177,9 @@ rf_status rf_answer_to_json(const rf_answer_t *answer, char **out, size_t *len, 
  * lenient on meaning, so that the checker can judge it: placements are kept
  * as written (a node listed twice stays twice; placements of a rejected gang
  * are kept), pod sets are matched by name (any order, each at most once,
- * missing ones hold no new pods), gangs must be the problem's, in order.
+ * missing ones hold no new pods), gangs must be the problem's, in order, and
+ * so must `running` (required when the problem has running gangs; `by`
+ * names gangs of the problem, kept as written for the checker to judge).
  * `domains`, `penalty` and `summary` (and each summary key) are optional; the
  * has_* flags say which were present. */
 rf_status rf_answer_from_json(const rf_problem_t *problem, const char *text, size_t len, rf_answer_t **out,

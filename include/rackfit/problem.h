@@ -1,7 +1,9 @@
 /* rackfit/problem.h: the placement problem of PLACEMENT-MODEL.md as C data.
  *
- * A problem is built once (by the JSON or MessagePack reader, or by a caller
- * with rf_problem_new and the rf_problem_add_* calls) and is then read-only:
+ * A problem is built once (by a reader: rf_problem_from_json, or
+ * rf_problem_from_doc for an already decoded document; or by a caller with
+ * rf_problem_new, rf_problem_alloc, rf_gang_init and rf_pod_set_init, then
+ * rf_problem_validate) and is then read-only:
  * solvers, the checker and the benchmarks take it as `const`. Every string and
  * array belongs to the problem and lives until rf_problem_destroy.
  *
@@ -17,7 +19,13 @@
  *   a slice's level is at or below every required level covering its pod set;
  * - 0 <= min_count <= count; with a slice, count and min_count are multiples
  *   of its size; bound pods of a pod set number at most `count`, their node
- *   indices are valid and their ranks (when given) are distinct and < count. */
+ *   indices are valid and their ranks (when given) are distinct and < count;
+ * - running gangs: names unique together with the gangs' names; at least one
+ *   pod set, each with at least one placement, counts >= 1, a node at most
+ *   once per pod set; on every node, the bound pods and the running gangs'
+ *   pods (with pods: 1 each where the node has a pods limit) fit in `used`.
+ *   The number of running gangs is bounded by max_gangs, their pod sets by
+ *   max_pod_sets, a pod set's placements by max_bound. */
 #ifndef RACKFIT_PROBLEM_H
 #define RACKFIT_PROBLEM_H
 
@@ -64,6 +72,7 @@ typedef enum {
 typedef enum { RF_TOL_EQUAL = 0, RF_TOL_EXISTS } rf_tol_op;
 typedef enum { RF_MODE_AUTO = 0, RF_MODE_GREEDY, RF_MODE_ILP } rf_mode;
 typedef enum { RF_ADMIT_VALUE = 0, RF_ADMIT_ORDERED } rf_admission;
+typedef enum { RF_PREEMPT_LOWER_PRIORITY = 0, RF_PREEMPT_NEVER } rf_preemption;
 
 typedef struct {
     const char *key;
@@ -135,6 +144,38 @@ typedef struct {
     int32_t n_pod_sets;
 } rf_gang_t;
 
+/* A running gang (PLACEMENT-MODEL.md, "Running gangs and preemption"):
+ * admitted and fully running, kept or preempted whole by an answer. Its pods
+ * are already in the nodes' `used`. */
+typedef struct {
+    int32_t node;  /* index into cluster nodes */
+    int32_t count; /* >= 1 */
+} rf_run_placement_t;
+
+typedef struct {
+    const char *name;
+    int64_t *requests;              /* [n_resources]; requests[RF_RES_PODS] == 1 */
+    rf_run_placement_t *placements; /* each node at most once */
+    int32_t n_placements;           /* >= 1 */
+    int64_t n_pods;                 /* sum of placements[].count (validate) */
+} rf_run_pod_set_t;
+
+typedef struct {
+    const char *name; /* unique among gangs and running gangs */
+    int64_t priority;
+    double bandwidth;
+    bool preemptible; /* default true */
+    rf_run_pod_set_t *pod_sets;
+    int32_t n_pod_sets; /* >= 1 */
+    /* Constants of the problem, filled by validate: the gang's value while
+     * kept (units of value_resource, pods), D(g,l) over its placements, and
+     * its penalty while kept. */
+    int64_t units;
+    int64_t pods;
+    int32_t domains[RF_MAX_LEVELS];
+    double penalty;
+} rf_running_t;
+
 typedef struct {
     rf_mode mode;
     int64_t time_limit_ms;
@@ -142,6 +183,7 @@ typedef struct {
     rf_admission admission;
     int32_t value_resource; /* index into resources, or -1 if no node or pod names it */
     const char *value_resource_name;
+    rf_preemption preemption; /* default RF_PREEMPT_LOWER_PRIORITY */
 } rf_options_t;
 
 typedef struct rf_problem {
@@ -157,6 +199,8 @@ typedef struct rf_problem {
     rf_gang_t *gangs;
     int32_t n_gangs;
     rf_options_t options;
+    rf_running_t *running; /* running gangs, in problem order */
+    int32_t n_running;
     /* internal: owned memory, and node indices sorted by name (validate) */
     struct rf__arena *arena;
     int32_t *node_by_name;
@@ -174,6 +218,8 @@ typedef struct rf_problem {
  * and a NULL options.value_resource_name by "nvidia.com/gpu". */
 void rf_gang_init(rf_gang_t *gang);
 void rf_pod_set_init(rf_pod_set_t *pod_set);
+/* A running gang with the defaults: priority 0, bandwidth 1, preemptible. */
+void rf_running_init(rf_running_t *running);
 
 /* An empty problem with defaults (levels and nodes still to be given).
  * Returns NULL when out of memory. */
@@ -222,6 +268,23 @@ rf_status rf_problem_check_shapes(const rf_problem_t *problem, int64_t n_nodes, 
  * must. Errors name the field by its contract path. */
 rf_status rf_problem_validate(rf_problem_t *problem, const rf_limits_t *limits, rf_error_t *err);
 /* `limits` NULL means rf_limits_default() for the validate and read calls. */
+
+/* Read a problem from a decoded document (base/doc.h: rf_doc_t, from the
+ * JSON boundary or rackfitd's MessagePack codec), strictly, as the JSON
+ * reader does. `root` is the problem map; keys other than cluster, gangs,
+ * running and options are errors unless `extra_keys` (NULL-terminated, or
+ * NULL) lists them (rackfitd passes its envelope's keys). Nothing of the
+ * document is kept: every string is copied. */
+struct rf_doc;
+rf_status rf_problem_from_doc(const struct rf_doc *root, const char *const *extra_keys, const rf_limits_t *limits,
+                              rf_problem_t **out, rf_error_t *err);
+/* The same for a batch (gangs, running, options) against a stored cluster,
+ * already validated: the new problem BORROWS the cluster's levels, nodes and
+ * name index, so `cluster` must stay alive and unchanged until the problem
+ * is destroyed; it is only read (several threads may read batches against
+ * one cluster at once). */
+rf_status rf_problem_from_doc_on(const struct rf_doc *root, const char *const *extra_keys, const rf_problem_t *cluster,
+                                 const rf_limits_t *limits, rf_problem_t **out, rf_error_t *err);
 
 /* Read a problem from JSON text (strict: see PLACEMENT-MODEL.md section 4). */
 rf_status rf_problem_from_json(const char *text, size_t len, const rf_limits_t *limits, rf_problem_t **out,

@@ -198,31 +198,12 @@ typedef struct {
     bool tail;
 } s_job_t;
 
-static rf_status s_emit(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t *rng, bench_buf_t *out,
-                        bench_gen_stats_t *stats, rf_error_t *err)
+/* The cluster: every host, with its used GPUs, cordons and taints drawn
+ * (probabilities out of `den`: full hosts pf_i, partly used pp_i). */
+static void s_emit_nodes(const s_fabric_t *f, s_rng_t *rng, uint64_t den, uint64_t pf_i, uint64_t pp_i,
+                         bench_buf_t *out, bench_gen_stats_t *st_out)
 {
-    if (o->gangs < 0 || o->gangs > 10000000)
-        return rf_error_set(err, RF_EINVAL, "", "--gangs must be between 0 and 10000000");
-    if (!(o->load >= 0 && o->load <= 0.95))
-        return rf_error_set(err, RF_EINVAL, "", "--load must be in [0, 0.95]");
-    if (!(o->contention > 0 && o->contention <= 1000))
-        return rf_error_set(err, RF_EINVAL, "", "--contention must be in (0, 1000]");
-
-    /* Probabilities as integers out of 1e6, so the draws are exact. */
-    const uint64_t den = 1000000;
-    double pf = 0.7 * o->load, pp = 0.6 * o->load;
-    if (pf + pp > 1) {
-        pp = 2 * (1 - o->load);
-        pf = 1 - pp;
-    }
-    uint64_t pf_i = (uint64_t)(pf * (double)den + 0.5), pp_i = (uint64_t)(pp * (double)den + 0.5);
-
-    bench_gen_stats_t st = {0};
-    st.nodes = f->n;
-    st.racks = f->n_racks;
-    st.blocks = f->n_blocks;
-    st.gangs = o->gangs;
-
+    bench_gen_stats_t st = *st_out;
     bench_buf_printf(out, "{\n  \"cluster\": {\n");
     bench_buf_printf(out,
                      "    \"levels\": [\"example.com/block\", \"example.com/rack\", \"kubernetes.io/hostname\"],\n");
@@ -265,10 +246,17 @@ static rf_status s_emit(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t 
     }
     bench_buf_printf(out, "    ]\n  },\n  \"gangs\": [\n");
 
-    /* Job sizes: the body for every job, then the tail until the contention is met. */
+    *st_out = st;
+}
+
+/* Job sizes: the body for every job, then the tail until the contention
+ * is met. malloc'ed [o->gangs], NULL on ENOMEM. */
+static s_job_t *s_draw_jobs(const bench_gen_opts_t *o, s_rng_t *rng, const bench_gen_stats_t *st_in)
+{
+    const bench_gen_stats_t st = *st_in;
     s_job_t *jobs = calloc(o->gangs > 0 ? (size_t)o->gangs : 1, sizeof(*jobs));
     if (!jobs)
-        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        return NULL;
     int64_t requested = 0;
     for (int32_t g = 0; g < o->gangs; g++) {
         jobs[g].gpus = s_draw_body(rng);
@@ -290,79 +278,119 @@ static rf_status s_emit(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t 
         n_tail++;
     }
 
-    static const char *const teams[] = {"vision", "speech", "nlp", "rec", "rl", "infra"};
-    for (int32_t g = 0; g < o->gangs; g++) {
-        int32_t n = jobs[g].gpus;
-        int32_t pods = n < S_GPUS_PER_HOST ? 1 : n / S_GPUS_PER_HOST;
-        int32_t per_pod = n < S_GPUS_PER_HOST ? n : S_GPUS_PER_HOST;
-        const char *required = NULL, *slice_level = NULL;
-        int32_t slice = 0;
+    return jobs;
+}
 
-        uint64_t u_top = s_rng_below(rng, den);
-        uint64_t u_slice = s_rng_below(rng, den);
-        uint64_t u_slice_size = s_rng_below(rng, 2);
-        uint64_t u_slice_block = s_rng_below(rng, 2);
-        uint64_t u_launcher = s_rng_below(rng, den);
-        uint64_t u_elastic = s_rng_below(rng, den);
-        uint64_t u_prio = s_rng_below(rng, den);
-        uint64_t u_tol = s_rng_below(rng, den);
-        uint64_t u_sel = s_rng_below(rng, den);
-        uint64_t u_team = s_rng_below(rng, sizeof(teams) / sizeof(teams[0]));
+static const char *const s_teams[] = {"vision", "speech", "nlp", "rec", "rl", "infra"};
 
-        if (pods >= 8 && u_slice < den / 5) {
-            int32_t s = u_slice_size ? 8 : 4;
-            if (s > f->rack_hosts || pods % s != 0)
-                s = 4;
-            if (s <= f->rack_hosts && pods % s == 0) {
-                slice = s;
-                slice_level = "example.com/rack";
-                if (u_slice_block && pods <= f->block_hosts)
-                    required = "example.com/block";
-            }
-        }
-        if (!slice) {
-            if (pods >= 2 && pods <= f->rack_hosts && u_top < den / 4)
-                required = "example.com/rack";
-            else if (pods >= 2 && pods <= f->block_hosts && u_top >= den / 4 && u_top < den / 2)
+/* Gang g of job `job`: its pod sets, topology, slice, elasticity, priority,
+ * tolerations and selector drawn. */
+static void s_emit_gang(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t *rng, uint64_t den, int32_t g,
+                        const s_job_t *job, bench_buf_t *out, bench_gen_stats_t *st)
+{
+    int32_t n = job->gpus;
+    int32_t pods = n < S_GPUS_PER_HOST ? 1 : n / S_GPUS_PER_HOST;
+    int32_t per_pod = n < S_GPUS_PER_HOST ? n : S_GPUS_PER_HOST;
+    const char *required = NULL, *slice_level = NULL;
+    int32_t slice = 0;
+
+    uint64_t u_top = s_rng_below(rng, den);
+    uint64_t u_slice = s_rng_below(rng, den);
+    uint64_t u_slice_size = s_rng_below(rng, 2);
+    uint64_t u_slice_block = s_rng_below(rng, 2);
+    uint64_t u_launcher = s_rng_below(rng, den);
+    uint64_t u_elastic = s_rng_below(rng, den);
+    uint64_t u_prio = s_rng_below(rng, den);
+    uint64_t u_tol = s_rng_below(rng, den);
+    uint64_t u_sel = s_rng_below(rng, den);
+    uint64_t u_team = s_rng_below(rng, sizeof(s_teams) / sizeof(s_teams[0]));
+
+    if (pods >= 8 && u_slice < den / 5) {
+        int32_t s = u_slice_size ? 8 : 4;
+        if (s > f->rack_hosts || pods % s != 0)
+            s = 4;
+        if (s <= f->rack_hosts && pods % s == 0) {
+            slice = s;
+            slice_level = "example.com/rack";
+            if (u_slice_block && pods <= f->block_hosts)
                 required = "example.com/block";
         }
-        bool launcher = pods >= 2 && u_launcher < den / 10;
-        int32_t min_count = pods;
-        if (pods >= 2 && u_elastic < den * 15 / 100) {
-            int32_t unit = slice ? slice : 1;
-            min_count = (pods / 2 + unit - 1) / unit * unit;
-        }
-        int64_t priority = u_prio < den * 6 / 10 ? 0 : (u_prio < den * 9 / 10 ? 100 : 1000);
-        bool tolerate = u_tol < den / 10;
-        bool select = f->product && u_sel < den * 3 / 10;
-
-        st.pods += pods + (launcher ? 1 : 0);
-        st.gpus_requested += n;
-
-        bench_buf_printf(out, "    {\"name\": \"%s/job-%05d\", \"priority\": %lld", teams[u_team], (int)g,
-                         (long long)priority);
-        if (required)
-            bench_buf_printf(out, ", \"topology\": {\"required\": \"%s\"}", required);
-        bench_buf_printf(out, ",\n     \"pod_sets\": [");
-        const char *tol = tolerate ? ", \"tolerations\": [{\"key\": \"example.com/maintenance\", \"operator\": "
-                                     "\"Exists\", \"effect\": \"NoSchedule\"}]"
-                                   : "";
-        char sel[96] = "";
-        if (select)
-            snprintf(sel, sizeof(sel), ", \"node_selector\": {\"nvidia.com/gpu.product\": \"%s\"}", f->product);
-        if (launcher)
-            bench_buf_printf(out,
-                             "\n       {\"name\": \"launcher\", \"count\": 1, \"requests\": {\"cpu\": \"4\", "
-                             "\"memory\": \"16Gi\"}%s},",
-                             tol);
-        bench_buf_printf(out,
-                         "\n       {\"name\": \"workers\", \"count\": %d, \"min_count\": %d, \"requests\": "
-                         "{\"nvidia.com/gpu\": %d, \"cpu\": \"%d\", \"memory\": \"%dGi\"}%s%s",
-                         (int)pods, (int)min_count, (int)per_pod, (int)per_pod * 12, (int)per_pod * 96, sel, tol);
-        if (slice)
-            bench_buf_printf(out, ", \"slice\": {\"size\": %d, \"required\": \"%s\"}", (int)slice, slice_level);
-        bench_buf_printf(out, "}]}%s\n", g + 1 < o->gangs ? "," : "");
     }
+    if (!slice) {
+        if (pods >= 2 && pods <= f->rack_hosts && u_top < den / 4)
+            required = "example.com/rack";
+        else if (pods >= 2 && pods <= f->block_hosts && u_top >= den / 4 && u_top < den / 2)
+            required = "example.com/block";
+    }
+    bool launcher = pods >= 2 && u_launcher < den / 10;
+    int32_t min_count = pods;
+    if (pods >= 2 && u_elastic < den * 15 / 100) {
+        int32_t unit = slice ? slice : 1;
+        min_count = (pods / 2 + unit - 1) / unit * unit;
+    }
+    int64_t priority = u_prio < den * 6 / 10 ? 0 : (u_prio < den * 9 / 10 ? 100 : 1000);
+    bool tolerate = u_tol < den / 10;
+    bool select = f->product && u_sel < den * 3 / 10;
+
+    st->pods += pods + (launcher ? 1 : 0);
+    st->gpus_requested += n;
+
+    bench_buf_printf(out, "    {\"name\": \"%s/job-%05d\", \"priority\": %lld", s_teams[u_team], (int)g,
+                     (long long)priority);
+    if (required)
+        bench_buf_printf(out, ", \"topology\": {\"required\": \"%s\"}", required);
+    bench_buf_printf(out, ",\n     \"pod_sets\": [");
+    const char *tol = tolerate ? ", \"tolerations\": [{\"key\": \"example.com/maintenance\", \"operator\": "
+                                 "\"Exists\", \"effect\": \"NoSchedule\"}]"
+                               : "";
+    char sel[96] = "";
+    if (select)
+        snprintf(sel, sizeof(sel), ", \"node_selector\": {\"nvidia.com/gpu.product\": \"%s\"}", f->product);
+    if (launcher)
+        bench_buf_printf(out,
+                         "\n       {\"name\": \"launcher\", \"count\": 1, \"requests\": {\"cpu\": \"4\", "
+                         "\"memory\": \"16Gi\"}%s},",
+                         tol);
+    bench_buf_printf(out,
+                     "\n       {\"name\": \"workers\", \"count\": %d, \"min_count\": %d, \"requests\": "
+                     "{\"nvidia.com/gpu\": %d, \"cpu\": \"%d\", \"memory\": \"%dGi\"}%s%s",
+                     (int)pods, (int)min_count, (int)per_pod, (int)per_pod * 12, (int)per_pod * 96, sel, tol);
+    if (slice)
+        bench_buf_printf(out, ", \"slice\": {\"size\": %d, \"required\": \"%s\"}", (int)slice, slice_level);
+    bench_buf_printf(out, "}]}%s\n", g + 1 < o->gangs ? "," : "");
+}
+
+static rf_status s_emit(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t *rng, bench_buf_t *out,
+                        bench_gen_stats_t *stats, rf_error_t *err)
+{
+    if (o->gangs < 0 || o->gangs > 10000000)
+        return rf_error_set(err, RF_EINVAL, "", "--gangs must be between 0 and 10000000");
+    if (!(o->load >= 0 && o->load <= 0.95))
+        return rf_error_set(err, RF_EINVAL, "", "--load must be in [0, 0.95]");
+    if (!(o->contention > 0 && o->contention <= 1000))
+        return rf_error_set(err, RF_EINVAL, "", "--contention must be in (0, 1000]");
+
+    /* Probabilities as integers out of 1e6, so the draws are exact. */
+    const uint64_t den = 1000000;
+    double pf = 0.7 * o->load, pp = 0.6 * o->load;
+    if (pf + pp > 1) {
+        pp = 2 * (1 - o->load);
+        pf = 1 - pp;
+    }
+    uint64_t pf_i = (uint64_t)(pf * (double)den + 0.5), pp_i = (uint64_t)(pp * (double)den + 0.5);
+
+    bench_gen_stats_t st = {0};
+    st.nodes = f->n;
+    st.racks = f->n_racks;
+    st.blocks = f->n_blocks;
+    st.gangs = o->gangs;
+
+    s_emit_nodes(f, rng, den, pf_i, pp_i, out, &st);
+    s_job_t *jobs = s_draw_jobs(o, rng, &st);
+    if (!jobs)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    for (int32_t g = 0; g < o->gangs; g++)
+        s_emit_gang(f, o, rng, den, g, &jobs[g], out, &st);
     bench_buf_printf(out, "  ]\n}\n");
     free(jobs);
     if (out->oom)

@@ -53,27 +53,13 @@ void rf__tree_range(const rf__tree_t *tree, int32_t d, int32_t level, int32_t *f
     *last = b;
 }
 
-rf_status rf__tree_build(const rf_problem_t *problem, rf__tree_t *tree, rf_error_t *err)
+/* Intern every labelled node's path of level values: keys[] in first-seen
+ * order, first_dom[n * L + l] the first-seen id (-1 for unlabelled nodes).
+ * Returns the number of domains; *n_in the nodes in the tree. */
+static int32_t s_intern(const rf_problem_t *problem, int32_t *slots, size_t cap, s_key_t *keys, int32_t *first_dom,
+                        int32_t *n_in_out)
 {
-    rf_status rc = RF_ENOMEM;
     const int32_t L = problem->n_levels, N = problem->n_nodes;
-    memset(tree, 0, sizeof *tree);
-    tree->n_levels = L;
-    tree->n_nodes = N;
-
-    int64_t max_dom = (int64_t)N * L;
-    size_t cap = 16;
-    while ((int64_t)cap < 2 * max_dom + 16)
-        cap <<= 1;
-    int32_t *slots = malloc(cap * sizeof *slots);
-    s_key_t *keys = malloc((size_t)(max_dom + 1) * sizeof *keys);
-    int32_t *first_dom = malloc((size_t)(max_dom + 1) * sizeof *first_dom); /* node -> leaf path, first-seen ids */
-    int32_t *renum = NULL, *count = NULL;
-    tree->node_dom = malloc((size_t)(max_dom + 1) * sizeof *tree->node_dom);
-    if (!slots || !keys || !first_dom || !tree->node_dom)
-        goto done;
-    memset(slots, 0xff, cap * sizeof *slots);
-
     int32_t n_dom = 0;
     int32_t n_in = 0;
     for (int32_t n = 0; n < N; n++) {
@@ -113,23 +99,17 @@ rf_status rf__tree_build(const rf_problem_t *problem, rf__tree_t *tree, rf_error
         }
     }
 
-    /* Renumber: by level, then by parent's new id, then first-seen order.
-     * Parents are renumbered before their children, so a stable counting
-     * sort per level by new parent id does it. */
-    renum = malloc((size_t)(n_dom + 1) * sizeof *renum);
-    count = calloc((size_t)n_dom + 2, sizeof *count);
-    tree->n_domains = n_dom;
-    tree->level = malloc((size_t)(n_dom + 1) * sizeof(int32_t));
-    tree->parent = malloc((size_t)(n_dom + 1) * sizeof(int32_t));
-    tree->child_start = calloc((size_t)n_dom + 1, sizeof(int32_t));
-    tree->n_children = calloc((size_t)n_dom + 1, sizeof(int32_t));
-    tree->node_start = calloc((size_t)n_dom + 1, sizeof(int32_t));
-    tree->node_end = calloc((size_t)n_dom + 1, sizeof(int32_t));
-    tree->node_order = malloc((size_t)(n_in + 1) * sizeof(int32_t));
-    if (!renum || !count || !tree->level || !tree->parent || !tree->child_start || !tree->n_children ||
-        !tree->node_start || !tree->node_end || !tree->node_order)
-        goto done;
+    *n_in_out = n_in;
+    return n_dom;
+}
 
+/* Renumber: by level, then by parent's new id, then first-seen order.
+ * Parents are renumbered before their children, so a stable counting sort
+ * per level by new parent id does it. Fills renum[first-seen id], level,
+ * parent, child_start, n_children and level_start. count has n_dom + 2. */
+static void s_renumber(rf__tree_t *tree, const s_key_t *keys, int32_t n_dom, int32_t *renum, int32_t *count)
+{
+    const int32_t L = tree->n_levels;
     int32_t next = 0;
     for (int32_t l = 0; l < L; l++) {
         tree->level_start[l] = next;
@@ -167,11 +147,17 @@ rf_status rf__tree_build(const rf_problem_t *problem, rf__tree_t *tree, rf_error
             tree->n_children[p]++;
         }
     }
+}
+
+/* Lay the nodes out in tree order and give every domain its node range. */
+static rf_status s_layout(rf__tree_t *tree, const int32_t *first_dom, const int32_t *renum)
+{
+    const int32_t L = tree->n_levels, N = tree->n_nodes;
     /* nodes in tree order: counting sort by new leaf id (stable in input order) */
     int32_t leaf0 = tree->level_start[L - 1], n_leaf = tree->level_start[L] - leaf0;
     int32_t *lc = calloc((size_t)n_leaf + 1, sizeof *lc);
     if (!lc)
-        goto done;
+        return RF_ENOMEM;
     for (int32_t n = 0; n < N; n++) {
         for (int32_t l = 0; l < L; l++) {
             int32_t f = first_dom[(int64_t)n * L + l];
@@ -193,7 +179,6 @@ rf_status rf__tree_build(const rf_problem_t *problem, rf__tree_t *tree, rf_error
             tree->node_order[lc[leaf - leaf0]++] = n;
     }
     free(lc);
-    tree->n_in_tree = n_in;
     /* node ranges of inner domains, deepest first */
     for (int32_t l = L - 2; l >= 0; l--)
         for (int32_t d = tree->level_start[l]; d < tree->level_start[l + 1]; d++) {
@@ -201,6 +186,51 @@ rf_status rf__tree_build(const rf_problem_t *problem, rf__tree_t *tree, rf_error
             tree->node_start[d] = tree->node_start[c0];
             tree->node_end[d] = tree->node_end[c1];
         }
+    return RF_OK;
+}
+
+rf_status rf__tree_build(const rf_problem_t *problem, rf__tree_t *tree, rf_error_t *err)
+{
+    rf_status rc = RF_ENOMEM;
+    const int32_t L = problem->n_levels, N = problem->n_nodes;
+    memset(tree, 0, sizeof *tree);
+    tree->n_levels = L;
+    tree->n_nodes = N;
+
+    int64_t max_dom = (int64_t)N * L;
+    size_t cap = 16;
+    while ((int64_t)cap < 2 * max_dom + 16)
+        cap <<= 1;
+    int32_t *slots = malloc(cap * sizeof *slots);
+    s_key_t *keys = malloc((size_t)(max_dom + 1) * sizeof *keys);
+    int32_t *first_dom = malloc((size_t)(max_dom + 1) * sizeof *first_dom); /* node -> leaf path, first-seen ids */
+    int32_t *renum = NULL, *count = NULL;
+    tree->node_dom = malloc((size_t)(max_dom + 1) * sizeof *tree->node_dom);
+    if (!slots || !keys || !first_dom || !tree->node_dom)
+        goto done;
+    memset(slots, 0xff, cap * sizeof *slots);
+
+    int32_t n_in = 0;
+    int32_t n_dom = s_intern(problem, slots, cap, keys, first_dom, &n_in);
+
+    renum = malloc((size_t)(n_dom + 1) * sizeof *renum);
+    count = calloc((size_t)n_dom + 2, sizeof *count);
+    tree->n_domains = n_dom;
+    tree->level = malloc((size_t)(n_dom + 1) * sizeof(int32_t));
+    tree->parent = malloc((size_t)(n_dom + 1) * sizeof(int32_t));
+    tree->child_start = calloc((size_t)n_dom + 1, sizeof(int32_t));
+    tree->n_children = calloc((size_t)n_dom + 1, sizeof(int32_t));
+    tree->node_start = calloc((size_t)n_dom + 1, sizeof(int32_t));
+    tree->node_end = calloc((size_t)n_dom + 1, sizeof(int32_t));
+    tree->node_order = malloc((size_t)(n_in + 1) * sizeof(int32_t));
+    if (!renum || !count || !tree->level || !tree->parent || !tree->child_start || !tree->n_children ||
+        !tree->node_start || !tree->node_end || !tree->node_order)
+        goto done;
+
+    s_renumber(tree, keys, n_dom, renum, count);
+    tree->n_in_tree = n_in;
+    if (s_layout(tree, first_dom, renum) != RF_OK)
+        goto done;
     rc = RF_OK;
 done:
     free(slots);

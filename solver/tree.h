@@ -11,7 +11,8 @@
  * Only nodes with every level label are in the tree (they are the only ones
  * that can take new pods); node_dom[n * n_levels + l] is -1 for the others.
  * Ties in numbering follow the input order of the nodes, so the tree is a
- * pure function of the problem. Built once per solve; read-only after. */
+ * pure function of the problem. Built once per solve, by the solve context
+ * (solver/context.c), or lent by the problem's tree_hint; read-only after. */
 #ifndef RACKFIT_SOLVER_TREE_H
 #define RACKFIT_SOLVER_TREE_H
 

@@ -23,7 +23,25 @@
  * tolerated), counts, slices, required domains, all-or-nothing, and, under
  * `admission: ordered`, that no gang is admitted after a rejected gang of its
  * priority. Reported totals that differ from the recomputed ones by more than
- * 1e-6 (relative to the larger when above 1) are violations too. */
+ * 1e-6 (relative to the larger when above 1) are violations too.
+ *
+ * Preemption (PLACEMENT-MODEL.md, "Running gangs and preemption"), checked
+ * from the answer's `running` list alone, never from how it was found:
+ * - whole gangs only: the answer cannot say anything else (a running gang is
+ *   kept or preempted, and its reader refuses any other key);
+ * - a preempted gang must be preemptible, and options.preemption must be
+ *   lower_priority;
+ * - its preemptors are the admitted gangs of strictly higher priority with at
+ *   least one new pod on one of its nodes: there must be one, and `by` must
+ *   list exactly them, in problem order; a kept gang lists none;
+ * - capacity on a node that a preempted gang frees is checked per priority:
+ *   for every priority p of the new pods there, the new pods of priority <= p
+ *   fit in max(0, allocatable - used + freed(p)), freed(p) being what the
+ *   preempted gangs of priority < p used there (their requests, and pods: 1
+ *   each); on every other node, as before, all new pods fit in
+ *   max(0, allocatable - used);
+ * - kept running gangs count in the value at their priority and in the
+ *   penalty (D over their placements), and summary.preempted must match. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +64,7 @@ typedef struct {
     int64_t rank_cap;  /* entries in rank_at */
     int32_t *nodes;    /* scratch: nodes of the current gang, one per entry */
     int32_t nodes_cap; /* entries in nodes */
+    uint8_t *freed;    /* [node]: 1 when a preempted running gang has pods there */
     bool oom;
 } s_ck_t;
 
@@ -486,6 +505,8 @@ static void s_check_capacity(s_ck_t *ck)
     for (int32_t n = 0; n < p->n_nodes; n++) {
         const rf_node_t *node = &p->nodes[n];
         const int64_t *row = &ck->add[(size_t)n * R];
+        if (ck->freed[n])
+            continue; /* per priority: s_check_freed_capacity */
         for (int32_t r = 0; r < R; r++) {
             if (row[r] <= 0 || node->allocatable[r] == RF_QTY_UNLIMITED)
                 continue;
@@ -580,6 +601,249 @@ static void s_check_summary(s_ck_t *ck)
 }
 
 /* ------------------------------------------------------------------ */
+/* Running gangs and preemption                                         */
+
+/* Does admitted gang g put at least one new pod on a node of running gang i? */
+static bool s_on_nodes_of(const s_ck_t *ck, int32_t g, const uint8_t *mark)
+{
+    const rf_problem_t *p = ck->p;
+    const rf_gang_answer_t *ga = &ck->a->gangs[g];
+    for (int32_t j = 0; j < p->gangs[g].n_pod_sets; j++)
+        for (int32_t k = 0; k < ga->pod_sets[j].n_placements; k++) {
+            const rf_placement_t *pl = &ga->pod_sets[j].placements[k];
+            if (pl->count > 0 && pl->node >= 0 && pl->node < p->n_nodes && mark[pl->node])
+                return true;
+        }
+    return false;
+}
+
+/* One preempted gang: allowed at all, and `by` exactly its preemptors. */
+static void s_check_preempted(s_ck_t *ck, int32_t i, uint8_t *mark)
+{
+    const rf_problem_t *p = ck->p;
+    const rf_running_t *run = &p->running[i];
+    const rf_running_answer_t *ra = &ck->a->running[i];
+    if (p->options.preemption == RF_PREEMPT_NEVER)
+        s_violation(ck, "running gang %s is preempted, but options.preemption is never", run->name);
+    if (!run->preemptible)
+        s_violation(ck, "running gang %s is preempted, but it is not preemptible", run->name);
+    for (int32_t j = 0; j < run->n_pod_sets; j++)
+        for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++)
+            mark[run->pod_sets[j].placements[k].node] = 1;
+    int32_t n_pre = 0, at = 0; /* preemptors found; position reached in `by` */
+    bool by_ok = true;
+    for (int32_t g = 0; g < p->n_gangs; g++) {
+        if (!ck->a->gangs[g].admitted || p->gangs[g].priority <= run->priority || !s_on_nodes_of(ck, g, mark))
+            continue;
+        n_pre++;
+        if (at < ra->n_by && ra->by[at] == g)
+            at++;
+        else
+            by_ok = false;
+    }
+    for (int32_t j = 0; j < run->n_pod_sets; j++)
+        for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++)
+            mark[run->pod_sets[j].placements[k].node] = 0;
+    if (n_pre == 0) {
+        s_violation(ck,
+                    "running gang %s (priority %lld) is preempted, but no admitted gang of higher priority puts a new "
+                    "pod on its nodes",
+                    run->name, (long long)run->priority);
+        return;
+    }
+    if (!by_ok || at != ra->n_by) {
+        char got[512] = "";
+        size_t len = 0;
+        for (int32_t k = 0; k < ra->n_by && len < sizeof got; k++)
+            len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", k ? ", " : "",
+                                    ra->by[k] >= 0 && ra->by[k] < p->n_gangs ? p->gangs[ra->by[k]].name : "?");
+        s_violation(ck, "running gang %s: by lists [%s], but its %d preemptors are not exactly these, in problem order",
+                    run->name, got, (int)n_pre);
+    }
+}
+
+/* Every running gang: the preemption rules, and the kept ones' value and
+ * penalty into the report. Marks ck->freed. */
+static void s_check_running(s_ck_t *ck)
+{
+    const rf_problem_t *p = ck->p;
+    rf_check_report_t *rep = ck->rep;
+    int32_t L = p->n_levels, vr = p->options.value_resource;
+    int32_t preempted = 0;
+    uint8_t *mark = calloc((size_t)p->n_nodes + 1, 1);
+    if (!mark) {
+        ck->oom = true;
+        return;
+    }
+    for (int32_t i = 0; i < p->n_running && !ck->oom; i++) {
+        const rf_running_t *run = &p->running[i];
+        const rf_running_answer_t *ra = &ck->a->running[i];
+        if (ra->preempted) {
+            preempted++;
+            for (int32_t j = 0; j < run->n_pod_sets; j++)
+                for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++)
+                    ck->freed[run->pod_sets[j].placements[k].node] = 1;
+            s_check_preempted(ck, i, mark);
+            continue;
+        }
+        if (ra->n_by > 0)
+            s_violation(ck, "running gang %s is kept, but by lists %d gangs", run->name, (int)ra->n_by);
+        int32_t n = 0, d[RF_MAX_LEVELS] = {0};
+        int64_t units = 0, pods = 0;
+        for (int32_t j = 0; j < run->n_pod_sets; j++) {
+            const rf_run_pod_set_t *ps = &run->pod_sets[j];
+            for (int32_t k = 0; k < ps->n_placements; k++) {
+                s_push_node(ck, &n, ps->placements[k].node);
+                pods = s_add_sat(pods, ps->placements[k].count);
+                if (vr >= 0 && vr < p->n_resources)
+                    units = s_add_sat(units, s_mul_sat(ps->placements[k].count, ps->requests[vr]));
+            }
+        }
+        if (ck->oom)
+            break;
+        s_count_domains(ck, ck->nodes, n, d);
+        double penalty = 0;
+        for (int32_t l = 0; l < L; l++)
+            if (d[l] > 1)
+                penalty += p->level_costs[l] * (double)(d[l] - 1);
+        rep->penalty += run->bandwidth * penalty;
+        int32_t vi = s_prio_index(rep, run->priority);
+        if (vi >= 0) {
+            rep->value[vi].units = s_add_sat(rep->value[vi].units, units);
+            rep->value[vi].pods = s_add_sat(rep->value[vi].pods, pods);
+        }
+    }
+    free(mark);
+    const rf_summary_t *s = &ck->a->summary;
+    if (s->has_preempted && s->preempted != preempted) {
+        s_violation(ck, "summary: reported %d preempted, recomputed %d", (int)s->preempted, (int)preempted);
+        rep->reported_totals_match = false;
+    }
+}
+
+/* Demand (new pods) or supply (freed pods) on one node at one priority. */
+typedef struct {
+    int32_t node;
+    int64_t priority;
+    const int64_t *requests;
+    int64_t count;
+} s_item_t;
+
+static int s_item_cmp(const void *va, const void *vb)
+{
+    const s_item_t *x = va, *y = vb;
+    if (x->node != y->node)
+        return (x->node > y->node) - (x->node < y->node);
+    return (x->priority > y->priority) - (x->priority < y->priority);
+}
+
+static bool s_item_push(s_ck_t *ck, s_item_t **v, int64_t *n, int64_t *cap, s_item_t it)
+{
+    if (*n == *cap) {
+        int64_t c = *cap ? *cap * 2 : 64;
+        s_item_t *x = realloc(*v, sizeof *x * (size_t)c);
+        if (!x) {
+            ck->oom = true;
+            return false;
+        }
+        *v = x;
+        *cap = c;
+    }
+    (*v)[(*n)++] = it;
+    return true;
+}
+
+/* On one node (items of `dem` and `sup` for it, sorted by priority): for
+ * each priority p of its new pods, the new pods of priority <= p against
+ * max(0, allocatable - used + freed(< p)). */
+static void s_check_node_prio(s_ck_t *ck, int32_t n, const s_item_t *dem, int64_t nd, const s_item_t *sup, int64_t ns,
+                              int64_t *need, int64_t *freed)
+{
+    const rf_problem_t *p = ck->p;
+    const rf_node_t *node = &p->nodes[n];
+    int32_t R = p->n_resources;
+    memset(need, 0, sizeof *need * (size_t)R);
+    memset(freed, 0, sizeof *freed * (size_t)R);
+    int64_t a = 0, b = 0;
+    while (a < nd) {
+        int64_t prio = dem[a].priority;
+        for (; a < nd && dem[a].priority == prio; a++)
+            for (int32_t r = 0; r < R; r++)
+                need[r] = s_add_sat(need[r], s_mul_sat(dem[a].count, dem[a].requests[r]));
+        for (; b < ns && sup[b].priority < prio; b++)
+            for (int32_t r = 0; r < R; r++)
+                freed[r] = s_add_sat(freed[r], s_mul_sat(sup[b].count, sup[b].requests[r]));
+        for (int32_t r = 0; r < R; r++) {
+            if (need[r] <= 0 || node->allocatable[r] == RF_QTY_UNLIMITED)
+                continue;
+            int64_t room = node->allocatable[r] - node->used[r] + freed[r];
+            if (room < 0)
+                room = 0;
+            if (need[r] > room)
+                s_violation(ck,
+                            "node %s: %s %lld for new pods of priority <= %lld > free %lld (%lld freed by preempted "
+                            "gangs of lower priority)",
+                            node->name, p->resources[r], (long long)need[r], (long long)prio, (long long)room,
+                            (long long)freed[r]);
+        }
+    }
+}
+
+static void s_check_freed_capacity(s_ck_t *ck)
+{
+    const rf_problem_t *p = ck->p;
+    s_item_t *dem = NULL, *sup = NULL;
+    int64_t nd = 0, cd = 0, ns = 0, cs = 0;
+    int64_t *need = calloc((size_t)p->n_resources * 2, sizeof *need);
+    if (!need) {
+        ck->oom = true;
+        return;
+    }
+    for (int32_t g = 0; g < p->n_gangs && !ck->oom; g++) {
+        const rf_gang_answer_t *ga = &ck->a->gangs[g];
+        for (int32_t j = 0; ga->admitted && j < p->gangs[g].n_pod_sets; j++)
+            for (int32_t k = 0; k < ga->pod_sets[j].n_placements; k++) {
+                const rf_placement_t *pl = &ga->pod_sets[j].placements[k];
+                if (pl->count > 0 && pl->node >= 0 && pl->node < p->n_nodes && ck->freed[pl->node])
+                    s_item_push(
+                        ck, &dem, &nd, &cd,
+                        (s_item_t){pl->node, p->gangs[g].priority, p->gangs[g].pod_sets[j].requests, pl->count});
+            }
+    }
+    for (int32_t i = 0; i < p->n_running && !ck->oom; i++) {
+        if (!ck->a->running[i].preempted)
+            continue;
+        const rf_running_t *run = &p->running[i];
+        for (int32_t j = 0; j < run->n_pod_sets; j++)
+            for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++)
+                s_item_push(ck, &sup, &ns, &cs,
+                            (s_item_t){run->pod_sets[j].placements[k].node, run->priority, run->pod_sets[j].requests,
+                                       run->pod_sets[j].placements[k].count});
+    }
+    if (!ck->oom && nd > 0) {
+        qsort(dem, (size_t)nd, sizeof *dem, s_item_cmp);
+        if (ns > 0)
+            qsort(sup, (size_t)ns, sizeof *sup, s_item_cmp);
+        for (int64_t a = 0, b = 0; a < nd;) {
+            int32_t n = dem[a].node;
+            int64_t a1 = a, b0;
+            while (a1 < nd && dem[a1].node == n)
+                a1++;
+            while (b < ns && sup[b].node < n)
+                b++;
+            b0 = b;
+            while (b < ns && sup[b].node == n)
+                b++;
+            s_check_node_prio(ck, n, dem + a, a1 - a, sup + b0, b - b0, need, need + p->n_resources);
+            a = a1;
+        }
+    }
+    free(dem);
+    free(sup);
+    free(need);
+}
+
+/* ------------------------------------------------------------------ */
 /* Interface                                                            */
 
 rf_status rf_check(const rf_problem_t *problem, const rf_answer_t *answer, rf_check_report_t *report, rf_error_t *err)
@@ -598,18 +862,22 @@ rf_status rf_check(const rf_problem_t *problem, const rf_answer_t *answer, rf_ch
     ck.lv = calloc((size_t)N * (size_t)L + 1, sizeof *ck.lv);
     ck.add = calloc((size_t)N * (size_t)R + 1, sizeof *ck.add);
     ck.seen = calloc((size_t)N + 1, sizeof *ck.seen);
-    if (!ck.lv || !ck.add || !ck.seen)
+    ck.freed = calloc((size_t)N + 1, sizeof *ck.freed);
+    if (!ck.lv || !ck.add || !ck.seen || !ck.freed)
         goto oom;
+    if (p->n_running > 0 && (answer->n_running != p->n_running || !answer->running))
+        goto other;
     for (int32_t n = 0; n < N; n++)
         for (int32_t l = 0; l < L; l++)
             ck.lv[(size_t)n * L + l] = s_find_label(&p->nodes[n], p->levels[l]);
 
-    /* the problem's distinct priorities, highest first (insertion) */
-    report->value = calloc((size_t)p->n_gangs + 1, sizeof *report->value);
+    /* the problem's distinct priorities (gangs' and running gangs'),
+     * highest first (insertion) */
+    report->value = calloc((size_t)p->n_gangs + (size_t)p->n_running + 1, sizeof *report->value);
     if (!report->value)
         goto oom;
-    for (int32_t g = 0; g < p->n_gangs; g++) {
-        int64_t prio = p->gangs[g].priority;
+    for (int32_t g = 0; g < p->n_gangs + p->n_running; g++) {
+        int64_t prio = g < p->n_gangs ? p->gangs[g].priority : p->running[g - p->n_gangs].priority;
         int32_t i = 0;
         while (i < report->n_value && report->value[i].priority > prio)
             i++;
@@ -625,7 +893,11 @@ rf_status rf_check(const rf_problem_t *problem, const rf_answer_t *answer, rf_ch
         s_check_gang(&ck, g, &stamp);
     if (ck.oom)
         goto oom;
+    s_check_running(&ck);
+    if (ck.oom)
+        goto oom;
     s_check_capacity(&ck);
+    s_check_freed_capacity(&ck);
     if (p->options.admission == RF_ADMIT_ORDERED)
         s_check_ordered(&ck);
     s_check_summary(&ck);
@@ -633,10 +905,15 @@ rf_status rf_check(const rf_problem_t *problem, const rf_answer_t *answer, rf_ch
         goto oom;
     report->feasible = report->n_violations == 0;
     goto done;
+other:
+    rf_check_report_fini(report);
+    rc = rf_error_set(err, RF_EINVAL, "", "rf_check: the answer's running gangs are not the problem's");
+    goto done;
 oom:
     rf_check_report_fini(report);
     rc = rf_error_set(err, RF_ENOMEM, "", "out of memory checking the answer");
 done:
+    free(ck.freed);
     free(ck.lv);
     free(ck.add);
     free(ck.seen);

@@ -3,6 +3,7 @@
 
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,4 +46,23 @@ void rf_test_assert_feasible(const rf_problem_t *pb, const rf_answer_t *ans, con
     bool ok = rep.feasible && rep.reported_totals_match;
     rf_check_report_fini(&rep);
     cr_assert(ok, "%s: infeasible answer", what);
+}
+
+char *rf_test_preempt_json(const int *used_gpu, const char *running, const char *gangs, const char *options)
+{
+    size_t cap = 4096 + strlen(running) + strlen(gangs) + (options ? strlen(options) : 0);
+    char *json = malloc(cap);
+    cr_assert_not_null(json);
+    int len = snprintf(json, cap,
+                       "{\"cluster\":{\"levels\":[\"example.com/rack\",\"kubernetes.io/hostname\"],"
+                       "\"level_costs\":[10,1],\"nodes\":[");
+    for (int i = 0; i < 8; i++)
+        len += snprintf(json + len, cap - (size_t)len,
+                        "%s{\"name\":\"h-%d\",\"labels\":{\"example.com/rack\":\"r%d\","
+                        "\"kubernetes.io/hostname\":\"h-%d\"},\"allocatable\":{\"nvidia.com/gpu\":8},"
+                        "\"used\":{\"nvidia.com/gpu\":%d}}",
+                        i ? "," : "", i, i / 4 + 1, i, used_gpu ? used_gpu[i] : 0);
+    snprintf(json + len, cap - (size_t)len, "]},\"running\":%s,\"gangs\":%s%s%s}", running, gangs,
+             options ? ",\"options\":" : "", options ? options : "");
+    return json;
 }

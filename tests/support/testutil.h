@@ -16,4 +16,10 @@ rf_answer_t *rf_test_solve(const rf_problem_t *pb, int mode, int threads, int64_
  * finds the answer feasible and its reported totals right. */
 void rf_test_assert_feasible(const rf_problem_t *pb, const rf_answer_t *ans, const char *what);
 
+/* Preemption fixture: levels rack/host; nodes h-0..h-7, h-0..h-3 in rack r1,
+ * h-4..h-7 in rack r2, each with 8 nvidia.com/gpu and no pod limit, node i
+ * with used_gpu[i] GPUs used (NULL: none). `running` and `gangs` are JSON
+ * arrays, `options` a JSON map or NULL. Returns malloc'ed JSON text. */
+char *rf_test_preempt_json(const int *used_gpu, const char *running, const char *gangs, const char *options);
+
 #endif

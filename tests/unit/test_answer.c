@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "../support/leak.h"
+#include "../support/testutil.h"
+#include "doc.h"
 #include "rackfit/rackfit.h"
 
 /* ------------------------------------------------------------------ */
@@ -670,6 +672,165 @@ Test(answer, finish_is_fast_at_16k_nodes_1k_gangs, .timeout = 120)
     cr_assert_eq(a->summary.admitted, G);
     /* generous: sanitizer builds are several times slower than release */
     cr_assert_lt(best, 100.0, "finish took %.3f ms", best);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+/* ------------------------------------------------------ running gangs */
+
+#define RUN_PS(pl) "[{\"name\":\"w\",\"requests\":{\"nvidia.com/gpu\":8},\"placements\":[" pl "]}]"
+#define AT(node)   "{\"node\":\"" node "\",\"count\":1}"
+
+/* low (0) on h-0, h-1; hi (3, bandwidth 2) on h-2, h-4; gangs a (9) and b (1). */
+static rf_problem_t *s_running_problem(void)
+{
+    static const int used[8] = {8, 8, 8, 0, 8, 0, 0, 0};
+    char *json =
+        rf_test_preempt_json(used,
+                             "[{\"name\":\"low\",\"pod_sets\":" RUN_PS(AT("h-0") "," AT(
+                                 "h-1")) "},"
+                                         "{\"name\":\"hi\",\"priority\":3,\"bandwidth\":2,\"pod_sets\":" RUN_PS(
+                                             AT("h-2") "," AT("h-4")) "}]",
+                             "[{\"name\":\"a\",\"priority\":9,\"pod_sets\":[{\"name\":\"w\",\"count\":1,\"requests\":{"
+                             "\"nvidia.com/gpu\":8}}]},"
+                             "{\"name\":\"b\",\"priority\":1,\"pod_sets\":[{\"name\":\"w\",\"count\":1,\"requests\":{"
+                             "\"nvidia.com/gpu\":8}}]}]",
+                             NULL);
+    rf_problem_t *p = s_problem(json);
+    free(json);
+    return p;
+}
+
+Test(answer, finish_counts_kept_running_gangs_and_fills_by)
+{
+    rf_problem_t *p = s_running_problem();
+    rf_answer_t *a = rf_answer_new(p);
+    cr_assert_eq(a->n_running, 2);
+    cr_assert_eq(rf_answer_finish(a), RF_OK);
+    /* all kept: priorities 9, 3, 1, 0; hi 16 GPUs, penalty 2 * (10 + 1) */
+    cr_assert_eq(a->summary.n_value, 4);
+    cr_assert_eq(a->summary.value[1].priority, 3);
+    cr_assert_eq(a->summary.value[1].units, 16);
+    cr_assert_eq(a->summary.value[3].units, 16);
+    cr_assert_eq(a->summary.value[3].pods, 2);
+    cr_assert_float_eq(a->summary.penalty, 22.0 + 1.0, 1e-9);
+    cr_assert_eq(a->summary.preempted, 0);
+    /* a on h-1 preempts low; b (1) on h-0 is above low (0) too: both in by */
+    s_add(a, 0, 0, "h-1", 1);
+    s_add(a, 1, 0, "h-0", 1);
+    cr_assert_eq(rf_answer_preempt(a, 0, true), RF_OK);
+    cr_assert_eq(rf_answer_preempt(a, 5, true), RF_EINVAL);
+    cr_assert_eq(rf_answer_finish(a), RF_OK);
+    cr_assert_eq(a->summary.preempted, 1);
+    cr_assert_eq(a->running[0].n_by, 2);
+    cr_assert_eq(a->running[0].by[0], 0);
+    cr_assert_eq(a->running[0].by[1], 1);
+    cr_assert_eq(a->running[1].n_by, 0);
+    cr_assert_eq(a->summary.value[3].units, 0);
+    cr_assert_float_eq(a->summary.penalty, 22.0, 1e-9);
+    cr_assert_float_eq(rf_answer_kept_penalty(a), 22.0, 1e-9);
+    /* a copy carries running and by */
+    rf_answer_t *c = rf_answer_new(p);
+    cr_assert_eq(rf_answer_copy(c, a), RF_OK);
+    cr_assert(c->running[0].preempted);
+    cr_assert_eq(c->running[0].n_by, 2);
+    cr_assert_eq(c->summary.preempted, 1);
+    cr_assert_eq(rf_answer_compare(a, c), 0);
+    rf_answer_destroy(&c);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+Test(answer, json_round_trip_with_running_gangs)
+{
+    rf_problem_t *p = s_running_problem();
+    rf_answer_t *a = rf_answer_new(p);
+    s_add(a, 0, 0, "h-1", 1);
+    cr_assert_eq(rf_answer_preempt(a, 0, true), RF_OK);
+    cr_assert_eq(rf_answer_finish(a), RF_OK);
+    char *text = NULL;
+    size_t len = 0;
+    cr_assert_eq(rf_answer_to_json(a, &text, &len, NULL), RF_OK);
+    cr_assert(strstr(text, "\"running\":[\n{\"name\":\"low\",\"preempted\":true,\"by\":[\"a\"]},\n"
+                           "{\"name\":\"hi\",\"preempted\":false}\n]"),
+              "%s", text);
+    cr_assert(strstr(text, "\"preempted\":1,"), "%s", text);
+    rf_answer_t *b = s_from_json(p, text, RF_OK, NULL);
+    cr_assert(b->has_running);
+    cr_assert(b->running[0].preempted);
+    cr_assert_eq(b->running[0].n_by, 1);
+    cr_assert_eq(b->running[0].by[0], 0);
+    cr_assert(!b->running[1].preempted);
+    cr_assert(b->summary.has_preempted);
+    cr_assert_eq(b->summary.preempted, 1);
+    char *text2 = NULL;
+    cr_assert_eq(rf_answer_to_json(b, &text2, NULL, NULL), RF_OK);
+    cr_assert_str_eq(text, text2);
+    free(text);
+    free(text2);
+    rf_answer_destroy(&b);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+Test(answer, json_reader_running_errors)
+{
+    rf_problem_t *p = s_running_problem();
+#define GANGS "{\"gangs\":[{\"name\":\"a\",\"admitted\":false},{\"name\":\"b\",\"admitted\":false}]"
+    rf_answer_t *a = s_from_json(p, GANGS "}", RF_ESCHEMA, "");
+    cr_assert_null(a);
+    s_from_json(p, GANGS ",\"running\":[{\"name\":\"low\",\"preempted\":false}]}", RF_ESCHEMA, "running");
+    s_from_json(p, GANGS ",\"running\":[{\"name\":\"hi\",\"preempted\":false},{\"name\":\"low\",\"preempted\":false}]}",
+                RF_ESCHEMA, "running[0].name");
+    s_from_json(p, GANGS ",\"running\":[{\"name\":\"low\"},{\"name\":\"hi\",\"preempted\":false}]}", RF_ESCHEMA,
+                "running[0]");
+    /* whole gangs only: a running entry has no pod_sets to preempt in part */
+    s_from_json(p,
+                GANGS ",\"running\":[{\"name\":\"low\",\"preempted\":true,\"pod_sets\":[]},{\"name\":\"hi\","
+                      "\"preempted\":false}]}",
+                RF_ESCHEMA, "running[0].pod_sets");
+    s_from_json(p,
+                GANGS ",\"running\":[{\"name\":\"low\",\"preempted\":true,\"by\":[\"zz\"]},{\"name\":\"hi\","
+                      "\"preempted\":false}]}",
+                RF_ESCHEMA, "running[0].by[0]");
+    s_from_json(p, GANGS ",\"running\":[{\"name\":\"low\",\"preempted\":1},{\"name\":\"hi\",\"preempted\":false}]}",
+                RF_ESCHEMA, "running[0].preempted");
+    s_from_json(p,
+                GANGS ",\"running\":[{\"name\":\"low\",\"preempted\":false},{\"name\":\"hi\",\"preempted\":false}],"
+                      "\"summary\":{\"preempted\":-1}}",
+                RF_ESCHEMA, "summary.preempted");
+#undef GANGS
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+/* The one encoder: the tree rf_answer_to_doc builds has the contract's keys
+ * in order, and its strings are the problem's. */
+Test(answer, doc_tree_shape)
+{
+    rf_problem_t *p = s_running_problem();
+    rf_answer_t *a = rf_answer_new(p);
+    s_add(a, 0, 0, "h-3", 1);
+    cr_assert_eq(rf_answer_finish(a), RF_OK);
+    rf_doc_t *doc = NULL;
+    cr_assert_eq(rf_answer_to_doc(a, NULL, &doc, NULL), RF_OK); /* the problem's arena */
+    cr_assert_eq(doc->type, RF_DOC_MAP);
+    cr_assert_eq(doc->len, 3);
+    cr_assert_str_eq(doc->u.pairs[0].key, "gangs");
+    cr_assert_str_eq(doc->u.pairs[1].key, "running");
+    cr_assert_str_eq(doc->u.pairs[2].key, "summary");
+    const rf_doc_t *g0 = &doc->u.pairs[0].value.u.items[0];
+    cr_assert_eq(g0->len, 5);
+    cr_assert_eq(g0->u.pairs[0].value.u.s, p->gangs[0].name); /* borrowed */
+    cr_assert_eq(g0->u.pairs[4].value.type, RF_DOC_FLOAT);
+    const rf_doc_t *g1 = &doc->u.pairs[0].value.u.items[1];
+    cr_assert_str_eq(g1->u.pairs[2].key, "reason");
+    const rf_doc_t *sum = &doc->u.pairs[2].value;
+    cr_assert_str_eq(sum->u.pairs[2].key, "preempted");
+    cr_assert_eq(sum->len, 9);
     rf_answer_destroy(&a);
     rf_problem_destroy(&p);
     rf_test_no_leaks();

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../support/leak.h"
+#include "../support/testutil.h"
 #include "rackfit/rackfit.h"
 
 /* ------------------------------------------------------------------ */
@@ -687,5 +688,247 @@ Test(check, agrees_with_finish_on_random_answers)
         rf_answer_destroy(&a);
         rf_problem_destroy(&p);
     }
+    rf_test_no_leaks();
+}
+
+/* ------------------------------------------------------------------ */
+/* Preemption: one test per rule                                        */
+
+/* The fixture (tests/support/testutil.h) with h-0..h-5 full: running gangs
+ *   low (0): h-0, h-1   prot (0, not preemptible): h-2   mid (5): h-3
+ *   low2 (0): h-4, h-5
+ * and gangs high (10, 2 pods, required rack), same (0, 1 pod), midg (5, 1 pod),
+ * every pod 8 GPUs. */
+#define S_RUN(name, prio, extra, pl)                                                                                   \
+    "{\"name\":\"" name "\",\"priority\":" #prio extra ",\"pod_sets\":[{\"name\":\"w\","                               \
+    "\"requests\":{\"nvidia.com/gpu\":8},\"placements\":[" pl "]}]}"
+#define S_AT(node) "{\"node\":\"" node "\",\"count\":1}"
+#define S_GANG(name, prio, count, extra)                                                                               \
+    "{\"name\":\"" name "\",\"priority\":" #prio extra ",\"pod_sets\":[{\"name\":\"w\",\"count\":" #count              \
+    ",\"requests\":{\"nvidia.com/gpu\":8}}]}"
+
+static rf_problem_t *s_pre_problem(const char *options)
+{
+    static const int used[8] = {8, 8, 8, 8, 8, 8, 0, 0};
+    char *json = rf_test_preempt_json(
+        used,
+        "[" S_RUN("low", 0, "", S_AT("h-0") "," S_AT("h-1")) "," S_RUN(
+            "prot", 0, ",\"preemptible\":false",
+            S_AT("h-2")) "," S_RUN("mid", 5, "", S_AT("h-3")) "," S_RUN("low2", 0, "", S_AT("h-4") "," S_AT("h-5")) "]",
+        "[" S_GANG("high", 10, 2, ",\"topology\":{\"required\":\"example.com/rack\"}") "," S_GANG(
+            "same", 0, 1, "") "," S_GANG("midg", 5, 1, "") "]",
+        options);
+    rf_problem_t *p = rf_test_parse(json);
+    free(json);
+    return p;
+}
+
+/* An answer from JSON: `high`, `same`, `midg` each "" (rejected) or a
+ * placement list; `running` the four entries' JSON; `summary` a map or NULL. */
+static rf_answer_t *s_pre_answer(const rf_problem_t *p, const char *high, const char *same, const char *midg,
+                                 const char *running, const char *summary)
+{
+    const char *pl[3] = {high, same, midg}, *names[3] = {"high", "same", "midg"};
+    char json[8192];
+    int len = snprintf(json, sizeof json, "{\"gangs\":[");
+    for (int g = 0; g < 3; g++) {
+        if (pl[g][0])
+            len += snprintf(json + len, sizeof json - (size_t)len,
+                            "%s{\"name\":\"%s\",\"admitted\":true,\"pod_sets\":[{\"name\":\"w\",\"placements\":[%s]}]}",
+                            g ? "," : "", names[g], pl[g]);
+        else
+            len += snprintf(json + len, sizeof json - (size_t)len, "%s{\"name\":\"%s\",\"admitted\":false}",
+                            g ? "," : "", names[g]);
+    }
+    snprintf(json + len, sizeof json - (size_t)len, "],\"running\":%s%s%s}", running, summary ? ",\"summary\":" : "",
+             summary ? summary : "");
+    rf_answer_t *a = NULL;
+    rf_error_t err;
+    cr_assert_eq(rf_answer_from_json(p, json, strlen(json), &a, &err), RF_OK, "%s: %s\n%s", err.path, err.message,
+                 json);
+    return a;
+}
+
+#define S_KEPT(name)                    "{\"name\":\"" name "\",\"preempted\":false}"
+#define S_PRE(name, by)                 "{\"name\":\"" name "\",\"preempted\":true,\"by\":[" by "]}"
+#define S_RUNNING(low, prot, mid, low2) "[" low "," prot "," mid "," low2 "]"
+#define S_ALL_KEPT                      S_RUNNING(S_KEPT("low"), S_KEPT("prot"), S_KEPT("mid"), S_KEPT("low2"))
+
+/* Expect a violation whose sentence holds `fragment`. */
+static void s_expect_violation(const rf_problem_t *p, const rf_answer_t *a, const char *fragment)
+{
+    rf_check_report_t rep;
+    s_run(p, a, &rep);
+    bool found = false;
+    for (int32_t i = 0; i < rep.n_violations && i < RF_CHECK_MAX_VIOLATIONS; i++)
+        found = found || strstr(rep.violations[i], fragment) != NULL;
+    if (!found)
+        s_dump(&rep);
+    cr_assert(!rep.feasible);
+    cr_assert(found, "no violation holds '%s'", fragment);
+    rf_check_report_fini(&rep);
+}
+
+Test(check, preemption_for_a_higher_gang_passes_and_totals_count_kept_running_gangs)
+{
+    rf_problem_t *p = s_pre_problem(NULL);
+    /* high on h-0, h-1 in place of low; value 10: 16/2; 5: mid 8/1; 0: prot
+     * and low2 24/3; penalty: high 1 (two hosts), low2 1, the rest 0 */
+    rf_answer_t *a = s_pre_answer(
+        p, S_AT("h-0") "," S_AT("h-1"), "", "",
+        S_RUNNING(S_PRE("low", "\"high\""), S_KEPT("prot"), S_KEPT("mid"), S_KEPT("low2")),
+        "{\"admitted\":1,\"rejected\":2,\"preempted\":1,\"value\":[[10,16,2],[5,8,1],[0,24,3]],\"penalty\":2.0}");
+    s_expect_ok(p, a);
+    rf_check_report_t rep;
+    s_run(p, a, &rep);
+    cr_assert_eq(rep.n_value, 3);
+    cr_assert_eq(rep.value[2].units, 24);
+    cr_assert_float_eq(rep.penalty, 2.0, 1e-9);
+    rf_check_report_fini(&rep);
+    rf_answer_destroy(&a);
+
+    /* the same answer built in C: rf_answer_finish fills by and the totals */
+    a = rf_answer_new(p);
+    s_add(a, 0, 0, "h-0", 1);
+    s_add(a, 0, 0, "h-1", 1);
+    cr_assert_eq(rf_answer_preempt(a, 0, true), RF_OK);
+    cr_assert_eq(rf_answer_finish(a), RF_OK);
+    cr_assert_eq(a->running[0].n_by, 1);
+    cr_assert_eq(a->running[0].by[0], 0);
+    cr_assert_eq(a->summary.preempted, 1);
+    cr_assert_eq(a->summary.value[2].units, 24);
+    cr_assert_float_eq(a->summary.penalty, 2.0, 1e-9);
+    cr_assert_float_eq(rf_answer_kept_penalty(a), 1.0, 1e-9);
+    s_expect_ok(p, a);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+Test(check, preempting_a_protected_gang_is_a_violation)
+{
+    rf_problem_t *p = s_pre_problem(NULL);
+    rf_answer_t *a = s_pre_answer(
+        p, S_AT("h-0") "," S_AT("h-2"), "", "",
+        S_RUNNING(S_PRE("low", "\"high\""), S_PRE("prot", "\"high\""), S_KEPT("mid"), S_KEPT("low2")), NULL);
+    s_expect_violation(p, a, "running gang prot is preempted, but it is not preemptible");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+Test(check, preemption_never_allows_none)
+{
+    rf_problem_t *p = s_pre_problem("{\"preemption\":\"never\"}");
+    rf_answer_t *a =
+        s_pre_answer(p, S_AT("h-0") "," S_AT("h-1"), "", "",
+                     S_RUNNING(S_PRE("low", "\"high\""), S_KEPT("prot"), S_KEPT("mid"), S_KEPT("low2")), NULL);
+    s_expect_violation(p, a, "options.preemption is never");
+    rf_answer_destroy(&a);
+    /* and with every gang kept it is fine */
+    a = s_pre_answer(p, S_AT("h-6") "," S_AT("h-7"), "", "", S_ALL_KEPT, NULL);
+    s_expect_ok(p, a);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+Test(check, a_preempted_gang_needs_a_preemptor_of_higher_priority)
+{
+    rf_problem_t *p = s_pre_problem(NULL);
+    /* nothing new on low2's nodes */
+    rf_answer_t *a = s_pre_answer(p, S_AT("h-6") "," S_AT("h-7"), "", "",
+                                  S_RUNNING(S_KEPT("low"), S_KEPT("prot"), S_KEPT("mid"), S_PRE("low2", "")), NULL);
+    s_expect_violation(p, a, "running gang low2 (priority 0) is preempted, but no admitted gang of higher priority");
+    rf_answer_destroy(&a);
+    /* a gang of the same priority on its nodes is no preemptor */
+    a = s_pre_answer(p, "", S_AT("h-4"), "", S_RUNNING(S_KEPT("low"), S_KEPT("prot"), S_KEPT("mid"), S_PRE("low2", "")),
+                     NULL);
+    s_expect_violation(p, a, "no admitted gang of higher priority");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+Test(check, by_lists_exactly_the_preemptors_in_problem_order)
+{
+    rf_problem_t *p = s_pre_problem(NULL);
+    /* high on h-0, midg on h-1 (room freed by low, priority 0 < 5): both are
+     * preemptors of low, in problem order high then midg... */
+    const char *high = S_AT("h-0") "," S_AT("h-1");
+    rf_answer_t *a =
+        s_pre_answer(p, S_AT("h-0") "," S_AT("h-6"), "", S_AT("h-1"),
+                     S_RUNNING(S_PRE("low", "\"midg\",\"high\""), S_KEPT("prot"), S_KEPT("mid"), S_KEPT("low2")), NULL);
+    s_expect_violation(p, a, "by lists [midg, high], but its 2 preemptors");
+    rf_answer_destroy(&a);
+    /* one missing */
+    a = s_pre_answer(p, high, "", "", S_RUNNING(S_PRE("low", ""), S_KEPT("prot"), S_KEPT("mid"), S_KEPT("low2")), NULL);
+    s_expect_violation(p, a, "by lists [], but its 1 preemptors");
+    rf_answer_destroy(&a);
+    /* one too many: same (priority 0) is no preemptor */
+    a = s_pre_answer(p, high, "", "",
+                     S_RUNNING(S_PRE("low", "\"high\",\"same\""), S_KEPT("prot"), S_KEPT("mid"), S_KEPT("low2")), NULL);
+    s_expect_violation(p, a, "by lists [high, same]");
+    rf_answer_destroy(&a);
+    /* a kept gang lists no preemptors */
+    a = s_pre_answer(p, S_AT("h-6") "," S_AT("h-7"), "", "",
+                     S_RUNNING(S_KEPT("low"), S_KEPT("prot"), S_KEPT("mid"),
+                               "{\"name\":\"low2\",\"preempted\":false,\"by\":[\"high\"]}"),
+                     NULL);
+    s_expect_violation(p, a, "running gang low2 is kept, but by lists 1 gangs");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+/* The room a preempted gang frees serves only priorities above its own. */
+Test(check, freed_room_is_checked_per_priority)
+{
+    rf_problem_t *p = s_pre_problem(NULL);
+    /* midg (5) on h-4 freed by low2 (0): fine, low2's preemptor is midg */
+    rf_answer_t *a =
+        s_pre_answer(p, S_AT("h-6") "," S_AT("h-7"), "", S_AT("h-4"),
+                     S_RUNNING(S_KEPT("low"), S_KEPT("prot"), S_KEPT("mid"), S_PRE("low2", "\"midg\"")), NULL);
+    s_expect_ok(p, a);
+    rf_answer_destroy(&a);
+    /* same (0) on h-5, room freed by low2 (0) for midg: not for its own priority */
+    a = s_pre_answer(p, S_AT("h-6") "," S_AT("h-7"), S_AT("h-5"), S_AT("h-4"),
+                     S_RUNNING(S_KEPT("low"), S_KEPT("prot"), S_KEPT("mid"), S_PRE("low2", "\"midg\"")), NULL);
+    s_expect_violation(p, a, "node h-5: nvidia.com/gpu 8 for new pods of priority <= 0 > free 0");
+    rf_answer_destroy(&a);
+    /* high and midg both on h-1: 16 GPUs where low freed 8 */
+    a = s_pre_answer(p, S_AT("h-0") "," S_AT("h-1"), "", S_AT("h-1"),
+                     S_RUNNING(S_PRE("low", "\"high\",\"midg\""), S_KEPT("prot"), S_KEPT("mid"), S_KEPT("low2")), NULL);
+    s_expect_violation(p, a, "node h-1: nvidia.com/gpu 16 for new pods of priority <= 10 > free 8");
+    rf_answer_destroy(&a);
+    /* without any preemption, a full node stays full */
+    a = s_pre_answer(p, S_AT("h-0") "," S_AT("h-1"), "", "", S_ALL_KEPT, NULL);
+    s_expect_violation(p, a, "node h-0: nvidia.com/gpu 8 > free 0");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+Test(check, reported_totals_count_kept_running_gangs)
+{
+    rf_problem_t *p = s_pre_problem(NULL);
+    const char *high = S_AT("h-6") "," S_AT("h-7");
+    /* value without the kept running gangs */
+    rf_answer_t *a = s_pre_answer(p, high, "", "", S_ALL_KEPT, "{\"value\":[[10,16,2],[5,0,0],[0,0,0]]}");
+    s_expect_violation(p, a,
+                       "summary: reported value [[10,16,2],[5,0,0],[0,0,0]], recomputed [[10,16,2],[5,8,1],[0,40,5]]");
+    rf_answer_destroy(&a);
+    /* penalty without theirs: high 1, low 1, low2 1 */
+    a = s_pre_answer(p, high, "", "", S_ALL_KEPT, "{\"penalty\":1.0}");
+    s_expect_violation(p, a, "reported penalty 1, recomputed 3");
+    rf_answer_destroy(&a);
+    a = s_pre_answer(p, high, "", "", S_ALL_KEPT, "{\"preempted\":1,\"penalty\":3.0}");
+    s_expect_violation(p, a, "summary: reported 1 preempted, recomputed 0");
+    rf_answer_destroy(&a);
+    a = s_pre_answer(p, high, "", "", S_ALL_KEPT,
+                     "{\"preempted\":0,\"penalty\":3.0,\"value\":[[10,16,2],[5,8,1],[0,40,5]]}");
+    s_expect_ok(p, a);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
     rf_test_no_leaks();
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../support/leak.h"
+#include "../support/testutil.h"
 #include "problem_read.h"
 #include "rackfit/problem.h"
 #include "rackfit/quantity.h"
@@ -839,5 +840,156 @@ Test(problem, shape_cells_limit)
                 "max_shape_cells");
 #undef G
 #undef GPU_PS
+    rf_test_no_leaks();
+}
+
+/* ------------------------------------------- running gangs and preemption */
+
+/* A running gang of 8-GPU pods named `name`, priority `prio`, on `nodes` (a
+ * JSON placement list). */
+#define RUN(name, prio, extra, placements)                                                                             \
+    "{\"name\":\"" name "\",\"priority\":" #prio extra ",\"pod_sets\":[{\"name\":\"w\","                               \
+    "\"requests\":{\"nvidia.com/gpu\":8},\"placements\":[" placements "]}]}"
+#define AT(node, n) "{\"node\":\"" node "\",\"count\":" #n "}"
+#define ONE_GANG    "[{\"name\":\"g\",\"priority\":9,\"pod_sets\":[{\"name\":\"w\",\"count\":1}]}]"
+
+static const int s_full4[8] = {8, 8, 8, 8, 0, 0, 0, 0};
+
+/* Reads `running` over the fixture (h-0..h-3 fully used) and expects an
+ * error at `path` whose message holds `fragment`. */
+static void s_running_fails(const int *used, const char *running, const char *options, const char *path,
+                            const char *fragment)
+{
+    char *json = rf_test_preempt_json(used ? used : s_full4, running, ONE_GANG, options);
+    s_fails(json, path, fragment);
+    free(json);
+}
+
+Test(problem, running_gangs_land_with_defaults_and_constants)
+{
+    char *json = rf_test_preempt_json(
+        s_full4,
+        "[" RUN("low", 0, "", AT("h-0", 1) "," AT("h-1", 1)) "," RUN(
+            "prot", 3, ",\"preemptible\":false,\"bandwidth\":2", AT("h-2", 1) "," AT("h-3", 1)) "]",
+        ONE_GANG, NULL);
+    rf_problem_t *p = s_read_ok(json, NULL);
+    free(json);
+    cr_assert_eq(p->n_running, 2);
+    cr_assert_eq(p->options.preemption, RF_PREEMPT_LOWER_PRIORITY);
+    const rf_running_t *low = &p->running[0], *prot = &p->running[1];
+    cr_assert_str_eq(low->name, "low");
+    cr_assert_eq(low->priority, 0);
+    cr_assert_float_eq(low->bandwidth, 1.0, 1e-12);
+    cr_assert(low->preemptible);
+    cr_assert_eq(low->n_pod_sets, 1);
+    cr_assert_eq(low->pod_sets[0].n_placements, 2);
+    cr_assert_eq(low->pod_sets[0].placements[1].node, rf_problem_node(p, "h-1"));
+    cr_assert_eq(low->pod_sets[0].n_pods, 2);
+    cr_assert_eq(low->pod_sets[0].requests[RF_RES_PODS], 1);
+    /* constants: 16 GPUs, 2 pods, one rack and two hosts: penalty 1 */
+    cr_assert_eq(low->units, 16);
+    cr_assert_eq(low->pods, 2);
+    cr_assert_eq(low->domains[0], 1);
+    cr_assert_eq(low->domains[1], 2);
+    cr_assert_float_eq(low->penalty, 1.0, 1e-12);
+    cr_assert_eq(prot->priority, 3);
+    cr_assert(!prot->preemptible);
+    cr_assert_float_eq(prot->penalty, 2.0, 1e-12); /* bandwidth 2 */
+    rf_problem_destroy(&p);
+
+    /* across racks: 2 racks, 2 hosts: 10 + 1 */
+    int used[8] = {8, 0, 0, 0, 8, 0, 0, 0};
+    json = rf_test_preempt_json(used, "[" RUN("x", 0, "", AT("h-0", 1) "," AT("h-4", 1)) "]", ONE_GANG,
+                                "{\"preemption\":\"never\"}");
+    p = s_read_ok(json, NULL);
+    free(json);
+    cr_assert_float_eq(p->running[0].penalty, 11.0, 1e-12);
+    cr_assert_eq(p->options.preemption, RF_PREEMPT_NEVER);
+    rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+Test(problem, running_strict_keys_and_shapes)
+{
+    s_running_fails(NULL, "[" RUN("a", 0, ",\"colour\":1", AT("h-0", 1)) "]", NULL, "running[0].colour", "unknown key");
+    s_running_fails(NULL, "[" RUN("a", 0, ",\"topology\":{\"required\":\"example.com/rack\"}", AT("h-0", 1)) "]", NULL,
+                    "running[0].topology", "running gang");
+    const char *forbidden[] = {"count", "min_count", "node_selector", "tolerations", "topology", "slice", "bound"};
+    for (size_t i = 0; i < sizeof forbidden / sizeof *forbidden; i++) {
+        char running[512], path[128];
+        snprintf(running, sizeof running,
+                 "[{\"name\":\"a\",\"pod_sets\":[{\"name\":\"w\",\"%s\":1,\"placements\":[" AT("h-0", 1) "]}]}]",
+                 forbidden[i]);
+        snprintf(path, sizeof path, "running[0].pod_sets[0].%s", forbidden[i]);
+        s_running_fails(NULL, running, NULL, path, "must not be given for a running gang");
+    }
+    s_running_fails(NULL, "[" RUN("a", 0, "", "{\"node\":\"h-0\",\"count\":1,\"ranks\":[0]}") "]", NULL,
+                    "running[0].pod_sets[0].placements[0].ranks", "running gang");
+    s_running_fails(NULL, "[" RUN("a", 0, "", "{\"node\":\"h-0\",\"count\":1,\"x\":0}") "]", NULL,
+                    "running[0].pod_sets[0].placements[0].x", "unknown key");
+    s_running_fails(NULL, "[" RUN("a", 0, ",\"preemptible\":\"no\"", AT("h-0", 1)) "]", NULL, "running[0].preemptible",
+                    "boolean");
+    s_running_fails(NULL, "[{\"pod_sets\":[]}]", NULL, "running[0].name", "is required");
+    s_running_fails(NULL, "[{\"name\":\"a\",\"pod_sets\":[]}]", NULL, "running[0].pod_sets", "at least one pod set");
+    s_running_fails(NULL, "[{\"name\":\"a\"}]", NULL, "running[0].pod_sets", "is required");
+    s_running_fails(NULL, "[{\"name\":\"a\",\"pod_sets\":[{\"name\":\"w\",\"placements\":[]}]}]", NULL,
+                    "running[0].pod_sets[0].placements", "at least one placement");
+    s_running_fails(NULL, "[{\"name\":\"a\",\"pod_sets\":[{\"name\":\"w\"}]}]", NULL,
+                    "running[0].pod_sets[0].placements", "is required");
+    s_running_fails(NULL, "[" RUN("a", 0, "", AT("h-0", 0)) "]", NULL, "running[0].pod_sets[0].placements[0].count",
+                    ">= 1");
+    s_running_fails(NULL, "[" RUN("a", 0, "", "{\"node\":\"h-0\"}") "]", NULL,
+                    "running[0].pod_sets[0].placements[0].count", "is required");
+    s_running_fails(NULL, "[" RUN("a", 0, "", AT("h-9", 1)) "]", NULL, "running[0].pod_sets[0].placements[0].node",
+                    "unknown node \"h-9\"");
+    s_running_fails(NULL, "[" RUN("a", 0, "", AT("h-0", 1) "," AT("h-1", 1) "," AT("h-0", 1)) "]", NULL,
+                    "running[0].pod_sets[0].placements[2].node", "already listed in placements[0]");
+    s_running_fails(NULL,
+                    "[{\"name\":\"a\",\"pod_sets\":[{\"name\":\"w\",\"requests\":{\"pods\":1},\"placements\":[" AT(
+                        "h-0", 1) "]}]}]",
+                    NULL, "running[0].pod_sets[0].requests.pods", "must not be given");
+    s_running_fails(NULL, "{}", NULL, "running", "must be an array");
+    s_running_fails(NULL, "[" RUN("a", 0, "", AT("h-0", 1)) "]", "{\"preemption\":\"always\"}", "options.preemption",
+                    "lower_priority or never");
+    rf_test_no_leaks();
+}
+
+Test(problem, running_names_unique_with_gangs)
+{
+    s_running_fails(NULL, "[" RUN("g", 0, "", AT("h-0", 1)) "]", NULL, "running[0].name", "also gangs[0]");
+    s_running_fails(NULL, "[" RUN("a", 0, "", AT("h-0", 1)) "," RUN("a", 0, "", AT("h-1", 1)) "]", NULL,
+                    "running[1].name", "also running[0]");
+    s_running_fails(NULL,
+                    "[{\"name\":\"a\",\"pod_sets\":[{\"name\":\"w\",\"placements\":[" AT(
+                        "h-0", 1) "]},{\"name\":\"w\",\"placements\":[" AT("h-1", 1) "]}]}]",
+                    NULL, "running[0].pod_sets[1].name", "duplicate name");
+    rf_test_no_leaks();
+}
+
+/* `used` must hold the bound pods and the running gangs listed so far. */
+Test(problem, running_gangs_must_fit_in_used)
+{
+    /* h-0 uses 8: one 8-GPU pod fits, a second running gang there does not */
+    s_running_fails(NULL, "[" RUN("a", 0, "", AT("h-0", 1)) "," RUN("b", 0, "", AT("h-1", 1) "," AT("h-0", 1)) "]",
+                    NULL, "running[1].pod_sets[0].placements[1]", "more than its used (8)");
+    /* two pods on a node that uses 8 */
+    s_running_fails(NULL, "[" RUN("a", 0, "", AT("h-2", 2)) "]", NULL, "running[0].pod_sets[0].placements[0]",
+                    "nvidia.com/gpu 16");
+    /* a node that uses nothing */
+    s_running_fails(NULL, "[" RUN("a", 0, "", AT("h-5", 1)) "]", NULL, "running[0].pod_sets[0].placements[0]", "h-5");
+    /* bound pods come first */
+    char *json = rf_test_preempt_json(s_full4, "[" RUN("a", 0, "", AT("h-0", 1)) "]",
+                                      "[{\"name\":\"g\",\"pod_sets\":[{\"name\":\"w\",\"count\":2,\"requests\":{"
+                                      "\"nvidia.com/gpu\":4},\"bound\":[{\"node\":\"h-0\",\"count\":1}]}]}]",
+                                      NULL);
+    s_fails(json, "running[0].pod_sets[0].placements[0]", "bound pods");
+    free(json);
+    /* with room for both, it reads */
+    int used[8] = {16, 8, 8, 8, 0, 0, 0, 0};
+    json = rf_test_preempt_json(used, "[" RUN("a", 0, "", AT("h-0", 1)) "," RUN("b", 0, "", AT("h-0", 1)) "]", ONE_GANG,
+                                NULL);
+    rf_problem_t *p = s_read_ok(json, NULL);
+    free(json);
+    rf_problem_destroy(&p);
     rf_test_no_leaks();
 }

@@ -572,6 +572,7 @@ static const char s_usage[] =
     "  rackfit-bench solve FILE... [--runs N] [--out FILE] [--answers DIR] [--no-pin]\n"
     "  rackfit-bench run    [--models DIR] [--runs N] [--out FILE] [--answers DIR] [--skip-large] [--no-pin]\n"
     "  rackfit-bench report [--models DIR] [--runs N] [--out FILE] [--answers DIR] [--skip-large] [--no-pin]\n"
+    "  rackfit-bench sim --trace FILE --cluster SPEC --policy NAME[,NAME...] --out DIR [...] (sim --help)\n"
     "\n"
     "gen writes a problem (contract JSON); `-o -` is standard output. Defaults: fabric 16x32x32 hosts,\n"
     "1000 gangs; lingjun 200 gangs; seed 1, load 0.25, contention 1.2.\n"
@@ -782,6 +783,7 @@ static int s_suite(s_cfg_t *cfg, int argc, char **argv, bool full)
 int bench_service_main(int argc, char **argv); /* bench/service.c */
 int bench_ilp_main(int argc, char **argv);     /* bench/ilp.c */
 int bench_watch_main(int argc, char **argv);   /* bench/watch.c */
+int bench_sim_main(int argc, char **argv);     /* bench/sim_main.c */
 
 int main(int argc, char **argv)
 {
@@ -815,6 +817,8 @@ int main(int argc, char **argv)
         return bench_ilp_main(argc, argv);
     if (strcmp(cmd, "watch") == 0)
         return bench_watch_main(argc, argv);
+    if (strcmp(cmd, "sim") == 0)
+        return bench_sim_main(argc, argv);
     s_die(2, "unknown command %s\n%s", cmd, s_usage);
     return 2;
 }

@@ -105,13 +105,15 @@ typedef struct {
     uint32_t nstamp_now;
     s_child_t *child_scratch[RF_MAX_LEVELS + 1];
     s_pl_t *leaf_scratch;
-    /* placements of the attempt in progress, per pod set: [off[p], off[p+1]) */
+    /* placements of the attempt in progress, per pod set: [off[p], end[p]) (pod
+     * sets are placed in the attempt's order, so their runs may come in any
+     * order in cur) */
     s_pl_t *cur;
     int64_t cur_len, cur_cap;
     int64_t cur_base; /* where the pod set being placed starts in cur */
     s_pl_t *best;
     int64_t best_len, best_cap;
-    int64_t cur_off[65], best_off[65];
+    int64_t cur_off[64], cur_end[64], best_off[64], best_end[64];
     bool failed_alloc;
     bool kueue_only; /* Kueue's choices only: first fit, lowest level, its descent */
 } s_ctx_t;
@@ -478,7 +480,8 @@ static bool s_save_best(s_ctx_t *c, int32_t n_ps)
     if (c->cur_len > 0)
         memcpy(c->best, c->cur, (size_t)c->cur_len * sizeof *c->cur);
     c->best_len = c->cur_len;
-    memcpy(c->best_off, c->cur_off, sizeof(int64_t) * (size_t)(n_ps + 1));
+    memcpy(c->best_off, c->cur_off, sizeof(int64_t) * (size_t)n_ps);
+    memcpy(c->best_end, c->cur_end, sizeof(int64_t) * (size_t)n_ps);
     return true;
 }
 
@@ -717,12 +720,15 @@ static double s_gang_penalty(s_ctx_t *c, const s_gang_t *gv)
     return g->bandwidth * pen;
 }
 
-static void s_undo_cur(s_ctx_t *c, const s_gang_t *gv, int32_t upto_ps)
+/* Give back what the first n pod sets of `order` took in the attempt. */
+static void s_undo_cur(s_ctx_t *c, const s_gang_t *gv, const int32_t *order, int32_t n)
 {
     const rf_gang_t *g = &c->pb->gangs[gv->gang];
-    for (int32_t p = 0; p < upto_ps; p++)
-        for (int64_t i = c->cur_off[p]; i < c->cur_off[p + 1]; i++)
+    for (int32_t k = 0; k < n; k++) {
+        int32_t p = order[k];
+        for (int64_t i = c->cur_off[p]; i < c->cur_end[p]; i++)
             s_apply(c, &g->pod_sets[p], c->cur[i].node, c->cur[i].count, -1);
+    }
 }
 
 /* Ranks held by the bound pods of a pod set: explicit ones, then the lowest
@@ -880,16 +886,18 @@ static bool s_place_sliced_bound(s_ctx_t *c, const s_gang_t *gv, int32_t p, int3
     return ok;
 }
 
-/* Try one anchor and strategy for the whole gang. On success the attempt's
+/* Try one anchor and strategy for the whole gang, its pod sets placed in
+ * `order` (each on what the earlier ones left). On success the attempt's
  * placements are in c->cur (capacity not applied) and its penalty returned;
  * on failure -1. */
-static double s_try_anchor(s_ctx_t *c, const s_gang_t *gv, int32_t anchor, int strategy)
+static double s_try_anchor(s_ctx_t *c, const s_gang_t *gv, int32_t anchor, int strategy, const int32_t *order)
 {
     const rf_gang_t *g = &c->pb->gangs[gv->gang];
     c->cur_len = 0;
     bool ok = true;
-    int32_t p = 0;
-    for (; p < gv->n_ps && ok; p++) {
+    int32_t k = 0;
+    for (; k < gv->n_ps && ok; k++) {
+        int32_t p = order[k];
         const s_psv_t *v = &gv->v[p];
         c->cur_off[p] = c->cur_len;
         c->cur_base = c->cur_len;
@@ -903,16 +911,13 @@ static double s_try_anchor(s_ctx_t *c, const s_gang_t *gv, int32_t anchor, int s
             else
                 ok = s_descend(c, v, anchor, v->target, strategy);
         }
-        c->cur_off[p + 1] = c->cur_len;
-        if (ok && gv->n_ps > 1 && p + 1 < gv->n_ps)
-            for (int64_t i = c->cur_off[p]; i < c->cur_off[p + 1]; i++)
+        c->cur_end[p] = c->cur_len;
+        if (ok && gv->n_ps > 1 && k + 1 < gv->n_ps)
+            for (int64_t i = c->cur_off[p]; i < c->cur_end[p]; i++)
                 s_apply(c, &g->pod_sets[p], c->cur[i].node, c->cur[i].count, +1);
     }
-    if (gv->n_ps > 1) {
-        /* give back what earlier pod sets took (all but the last) */
-        int32_t applied = ok ? gv->n_ps - 1 : p - 1;
-        s_undo_cur(c, gv, applied);
-    }
+    if (gv->n_ps > 1) /* give back what earlier pod sets took (all but the last) */
+        s_undo_cur(c, gv, order, ok ? gv->n_ps - 1 : k - 1);
     if (!ok || c->failed_alloc)
         return -1;
     return s_gang_penalty(c, gv);
@@ -1032,8 +1037,30 @@ static int32_t s_candidates(const s_ctx_t *c, const s_gang_t *gv, int32_t l, int
     return n;
 }
 
+/* The orders the pod sets of a gang are placed in, into orders[0..n): the
+ * problem's, and, for a gang of several pod sets
+ * outside kueue_only, the one with most new pods first. The second places a
+ * gang's pod sets jointly in the sense that matters: the small ones (a
+ * leader) go where the large ones (the workers) left room, so a leader never
+ * takes the slot a worker needed when another node would hold it. */
+static int32_t s_orders(const s_ctx_t *c, const s_gang_t *gv, int32_t orders[2][64])
+{
+    for (int32_t p = 0; p < gv->n_ps; p++)
+        orders[0][p] = orders[1][p] = p;
+    if (gv->n_ps < 2 || c->kueue_only)
+        return 1;
+    int32_t *o = orders[1];
+    for (int32_t i = 1; i < gv->n_ps; i++) { /* insertion sort: target descending, then index */
+        int32_t x = o[i], j = i;
+        for (; j > 0 && gv->v[o[j - 1]].target < gv->v[x].target; j--)
+            o[j] = o[j - 1];
+        o[j] = x;
+    }
+    return memcmp(orders[0], orders[1], (size_t)gv->n_ps * sizeof(int32_t)) == 0 ? 1 : 2;
+}
+
 /* Search anchors for the gang with the targets in gv. On success the best
- * placements are in c->best / best_off and true is returned. */
+ * placements are in c->best / best_off..best_end and true is returned. */
 static bool s_search(s_ctx_t *c, const s_gang_t *gv, double *best_pen)
 {
     const rf_gang_t *g = &c->pb->gangs[gv->gang];
@@ -1043,12 +1070,14 @@ static bool s_search(s_ctx_t *c, const s_gang_t *gv, double *best_pen)
         total += gv->v[p].target;
     if (total == 0) {
         c->cur_len = 0;
-        for (int32_t p = 0; p <= gv->n_ps; p++)
-            c->cur_off[p] = 0;
+        for (int32_t p = 0; p < gv->n_ps; p++)
+            c->cur_off[p] = c->cur_end[p] = 0;
         *best_pen = s_gang_penalty(c, gv);
         s_save_best(c, gv->n_ps);
         return true;
     }
+    int32_t orders[2][64];
+    int32_t n_orders = s_orders(c, gv, orders);
     int32_t top = gv->gang_level >= 0 ? gv->gang_level : 0;
     double below = 0; /* sum of level costs below the current level */
     for (int32_t l = c->L - 1; l >= top - (gv->gang_level < 0 ? 1 : 0); l--) {
@@ -1066,12 +1095,14 @@ static bool s_search(s_ctx_t *c, const s_gang_t *gv, double *best_pen)
             for (int strategy = S_KUEUE; strategy <= S_NODES; strategy++) {
                 if (strategy == S_NODES && (l == c->L - 1 || c->kueue_only))
                     continue;
-                double pen = s_try_anchor(c, gv, cand[i], strategy);
-                if (c->failed_alloc)
-                    return false;
-                if (pen >= 0 && (best < 0 || pen < best - S_EPS)) {
-                    best = pen;
-                    s_save_best(c, gv->n_ps);
+                for (int32_t o = 0; o < n_orders; o++) {
+                    double pen = s_try_anchor(c, gv, cand[i], strategy, orders[o]);
+                    if (c->failed_alloc)
+                        return false;
+                    if (pen >= 0 && (best < 0 || pen < best - S_EPS)) {
+                        best = pen;
+                        s_save_best(c, gv->n_ps);
+                    }
                 }
                 if (c->kueue_only && best >= 0) {
                     /* Kueue's choice: the first that fits, lowest level first */
@@ -1338,7 +1369,7 @@ static rf_status s_commit(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
 {
     const rf_gang_t *g = &c->pb->gangs[gv->gang];
     for (int32_t p = 0; p < gv->n_ps; p++)
-        for (int64_t i = c->best_off[p]; i < c->best_off[p + 1]; i++) {
+        for (int64_t i = c->best_off[p]; i < c->best_end[p]; i++) {
             s_apply(c, &g->pod_sets[p], c->best[i].node, c->best[i].count, +1);
             RF_CALL(rf_answer_add(ans, gv->gang, p, c->best[i].node, c->best[i].count));
         }

@@ -139,6 +139,34 @@ Test(greedy, small_gang_leaves_the_only_rack_to_the_large_one)
     rf_test_no_leaks();
 }
 
+/* Leader and workers placed jointly: the leader (CPU only) fits on either
+ * node of the required rack, the workers need the GPUs of `gpu`. Placing the
+ * leader first on its own best fit takes a CPU of `gpu` and leaves the
+ * workers one slot short; placed together, the leader goes to `cpu`, where it
+ * costs no worker a slot. */
+Test(greedy, leader_goes_where_it_costs_no_worker_a_slot)
+{
+    const char *json = "{\"cluster\":{" LEVELS ",\"nodes\":["
+                       "{\"name\":\"gpu\",\"labels\":{\"example.com/block\":\"b\",\"example.com/rack\":\"r1\","
+                       "\"kubernetes.io/hostname\":\"gpu\"},\"allocatable\":{\"cpu\":\"2\",\"nvidia.com/gpu\":2}},"
+                       "{\"name\":\"cpu\",\"labels\":{\"example.com/block\":\"b\",\"example.com/rack\":\"r1\","
+                       "\"kubernetes.io/hostname\":\"cpu\"},\"allocatable\":{\"cpu\":\"2\"}}]},"
+                       "\"gangs\":[{\"name\":\"lws\",\"topology\":{\"required\":\"example.com/rack\"},\"pod_sets\":["
+                       "{\"name\":\"leader\",\"count\":1,\"requests\":{\"cpu\":\"1\"}},"
+                       "{\"name\":\"workers\",\"count\":2,\"requests\":{\"cpu\":\"1\",\"nvidia.com/gpu\":1}}]}]}";
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, ans, "leader and workers");
+    cr_assert(ans->gangs[0].admitted, "rejected: %s", ans->gangs[0].reason ? ans->gangs[0].reason : "");
+    cr_assert_eq(ans->gangs[0].pod_sets[0].placements[0].node, 1, "the leader goes to the CPU-only node");
+    cr_assert_eq(ans->gangs[0].pod_sets[1].n_placements, 1);
+    cr_assert_eq(ans->gangs[0].pod_sets[1].placements[0].node, 0);
+    cr_assert_float_eq(ans->gangs[0].penalty, 1.0, 1e-9);
+    rf_answer_destroy(&ans);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
 /* `ordered`: within a priority, the admitted gangs are a prefix of the
  * input order; a lower priority is still tried. */
 Test(greedy, ordered_admission_stops_at_the_first_rejection)

@@ -1,9 +1,10 @@
 /* tests/support/exhaust.c: the exhaustive reference solver (see exhaust.h).
  *
- * Two phases:
+ * One round per preempted subset of the running gangs (exhaust.h), each in
+ * two phases, with one best answer kept across the rounds:
  * 1. per gang, in isolation: every vector of new-pod counts per pod set and
  *    node that meets the gang's own rules (eligibility, free capacity of the
- *    nodes taken alone, min_count..count, required domains with bound pods,
+ *    nodes taken alone at the gang's priority, min_count..count, required domains with bound pods,
  *    slices), each with its value and penalty, plus "rejected"; sorted best
  *    first by the gang's own key;
  * 2. a depth-first search over the gangs, highest priority first (problem
@@ -24,6 +25,8 @@
 #define S_N  RF_EXHAUST_MAX_NODES
 #define S_G  RF_EXHAUST_MAX_GANGS
 #define S_PS RF_EXHAUST_MAX_POD_SETS
+#define S_K  RF_EXHAUST_MAX_RUNNING
+#define S_P  RF_EXHAUST_MAX_PRIOS
 
 typedef struct {
     int32_t cnt[S_PS][S_N];
@@ -36,9 +39,9 @@ typedef struct {
 
 /* The objective of a (partial) assignment, per priority index. */
 typedef struct {
-    int32_t adm[S_G];
-    int64_t units[S_G];
-    int64_t pods[S_G];
+    int32_t adm[S_P];
+    int64_t units[S_P];
+    int64_t pods[S_P];
     double penalty;
 } s_key_t;
 
@@ -47,14 +50,17 @@ typedef struct {
     int32_t N, G, R, L;
     int32_t vr; /* value resource, or -1 */
     bool ordered;
-    int64_t *free; /* [N*R] free capacity (RF_QTY_UNLIMITED for unlimited pods) */
     int32_t dom[S_N][RF_MAX_LEVELS];
     bool elig[S_G][S_PS][S_N];
     int32_t bnd[S_G][S_PS][S_N];
     int32_t B[S_G][S_PS];
     int32_t n_prio;
-    int64_t prio[S_G]; /* distinct priorities, highest first */
+    int64_t prio[S_P]; /* distinct priorities (gangs' and running gangs'), highest first */
     int32_t pk[S_G];   /* gang -> priority index */
+    int32_t rk[S_K];   /* running gang -> priority index */
+    int32_t K;         /* running gangs */
+    uint32_t subset;   /* running gangs preempted in this round (bit i: running gang i) */
+    s_opt_t run[S_K];  /* each running gang's placement (cnt), value and penalty while kept */
     /* phase 1 */
     s_opt_t *opt[S_G];
     int32_t n_opt[S_G], cap_opt[S_G];
@@ -63,10 +69,13 @@ typedef struct {
     rf_status rc;
     /* phase 2 */
     int32_t order[S_G];
-    int32_t choice[S_G], best_choice[S_G];
+    int32_t choice[S_G];
     bool have_best;
     s_key_t best;
-    int64_t *rem; /* [N*R] */
+    bool best_adm[S_G];
+    int32_t best_cnt[S_G][S_PS][S_N];
+    uint32_t best_subset;
+    int64_t *rem; /* [n_prio][N*R]: room left for new pods of priority <= prio[k] */
     int64_t visited;
 } s_ctx_t;
 
@@ -368,25 +377,54 @@ static int s_opt_order(const void *pa, const void *pb)
     return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* Whether option o of gang g fits in what is left; if so, take it. */
+/* Whether option o of gang g fits in what is left at its priority and
+ * every priority above (its pods count among "priority <= p" for each of
+ * those p); if so, take it (sign +1) or give it back (-1). */
 static bool s_take(s_ctx_t *c, int32_t g, const s_opt_t *o, int sign)
 {
     const rf_gang_t *gang = &c->pb->gangs[g];
     if (!o->admitted)
         return true;
-    for (int32_t n = 0; n < c->N; n++) {
-        for (int32_t r = 0; r < c->R; r++) {
-            int64_t need = 0;
-            for (int32_t p = 0; p < gang->n_pod_sets; p++)
-                need = s_sat_add(need, s_sat_mul(o->cnt[p][n], gang->pod_sets[p].requests[r]));
-            if (sign > 0 && need > c->rem[n * c->R + r])
-                return false;
+    size_t NR = (size_t)c->N * (size_t)c->R;
+    for (int32_t k = 0; sign > 0 && k <= c->pk[g]; k++)
+        for (int32_t n = 0; n < c->N; n++)
+            for (int32_t r = 0; r < c->R; r++) {
+                int64_t need = 0;
+                for (int32_t p = 0; p < gang->n_pod_sets; p++)
+                    need = s_sat_add(need, s_sat_mul(o->cnt[p][n], gang->pod_sets[p].requests[r]));
+                if (need > c->rem[k * NR + (size_t)(n * c->R + r)])
+                    return false;
+            }
+    for (int32_t k = 0; k <= c->pk[g]; k++)
+        for (int32_t n = 0; n < c->N; n++)
+            for (int32_t r = 0; r < c->R; r++)
+                for (int32_t p = 0; p < gang->n_pod_sets; p++)
+                    c->rem[k * NR + (size_t)(n * c->R + r)] -= sign * o->cnt[p][n] * gang->pod_sets[p].requests[r];
+    return true;
+}
+
+/* Every running gang of the round's subset has a preemptor among the
+ * chosen options: an admitted gang of higher priority with a new pod on one
+ * of its nodes. */
+static bool s_preemptors_ok(const s_ctx_t *c)
+{
+    for (int32_t i = 0; i < c->K; i++) {
+        if (!(c->subset >> i & 1u))
+            continue;
+        bool found = false;
+        for (int32_t j = 0; j < c->G && !found; j++) {
+            int32_t g = c->order[j];
+            const s_opt_t *o = &c->opt[g][c->choice[j]];
+            if (!o->admitted || c->pb->gangs[g].priority <= c->pb->running[i].priority)
+                continue;
+            for (int32_t p = 0; p < S_PS && !found; p++)
+                for (int32_t n = 0; n < c->N && !found; n++)
+                    for (int32_t q = 0; q < S_PS && !found; q++)
+                        found = o->cnt[p][n] > 0 && c->run[i].cnt[q][n] > 0;
         }
+        if (!found)
+            return false;
     }
-    for (int32_t n = 0; n < c->N; n++)
-        for (int32_t r = 0; r < c->R; r++)
-            for (int32_t p = 0; p < gang->n_pod_sets; p++)
-                c->rem[n * c->R + r] -= sign * o->cnt[p][n] * gang->pod_sets[p].requests[r];
     return true;
 }
 
@@ -394,11 +432,18 @@ static void s_search(s_ctx_t *c, int32_t i, const s_key_t *partial)
 {
     c->visited++;
     if (i == c->G) {
+        if (!s_preemptors_ok(c))
+            return;
         if (!c->have_best || s_value_cmp(c, partial, &c->best) > 0 ||
             (s_value_cmp(c, partial, &c->best) == 0 && s_pen_cmp(partial->penalty, c->best.penalty) < 0)) {
             c->have_best = true;
             c->best = *partial;
-            memcpy(c->best_choice, c->choice, sizeof c->choice);
+            c->best_subset = c->subset;
+            for (int32_t j = 0; j < c->G; j++) {
+                const s_opt_t *o = &c->opt[c->order[j]][c->choice[j]];
+                c->best_adm[c->order[j]] = o->admitted;
+                memcpy(c->best_cnt[c->order[j]], o->cnt, sizeof o->cnt);
+            }
         }
         return;
     }
@@ -432,6 +477,51 @@ static void s_search(s_ctx_t *c, int32_t i, const s_key_t *partial)
     }
 }
 
+/* Insert a priority into the distinct list, highest first. */
+static void s_prio_add(s_ctx_t *c, int64_t prio)
+{
+    int32_t k = 0;
+    while (k < c->n_prio && c->prio[k] > prio)
+        k++;
+    if (k < c->n_prio && c->prio[k] == prio)
+        return;
+    memmove(&c->prio[k + 1], &c->prio[k], (size_t)(c->n_prio - k) * sizeof c->prio[0]);
+    c->prio[k] = prio;
+    c->n_prio++;
+}
+
+/* A running gang's value and penalty while kept, from its placements. */
+static void s_running_figures(s_ctx_t *c, int32_t i)
+{
+    const rf_running_t *run = &c->pb->running[i];
+    s_opt_t *o = &c->run[i];
+    bool has[S_N] = {false};
+    o->admitted = true;
+    for (int32_t p = 0; p < run->n_pod_sets; p++) {
+        int64_t pods = 0;
+        for (int32_t n = 0; n < c->N; n++) {
+            pods += o->cnt[p][n];
+            has[n] |= o->cnt[p][n] > 0;
+        }
+        o->pods += pods;
+        if (c->vr >= 0)
+            o->units = s_sat_add(o->units, s_sat_mul(pods, run->pod_sets[p].requests[c->vr]));
+    }
+    double pen = 0;
+    for (int32_t l = 0; l < c->L; l++) {
+        int32_t d = 0;
+        for (int32_t n = 0; n < c->N; n++) {
+            bool seen = false;
+            for (int32_t m = 0; m < n && !seen; m++)
+                seen = has[m] && c->dom[m][l] == c->dom[n][l];
+            d += has[n] && !seen;
+        }
+        if (d > 1)
+            pen += c->pb->level_costs[l] * (double)(d - 1);
+    }
+    o->penalty = run->bandwidth * pen;
+}
+
 static rf_status s_init(s_ctx_t *c, const rf_problem_t *pb)
 {
     memset(c, 0, sizeof *c);
@@ -442,20 +532,12 @@ static rf_status s_init(s_ctx_t *c, const rf_problem_t *pb)
     c->L = pb->n_levels;
     c->vr = pb->options.value_resource;
     c->ordered = pb->options.admission == RF_ADMIT_ORDERED;
+    c->K = pb->n_running;
     size_t nr = (size_t)(c->N > 0 ? c->N : 1) * (size_t)(c->R > 0 ? c->R : 1);
-    c->free = calloc(nr, sizeof *c->free);
     c->crem = calloc(nr, sizeof *c->crem);
-    c->rem = calloc(nr, sizeof *c->rem);
-    if (!c->free || !c->crem || !c->rem)
+    c->rem = calloc(nr * S_P, sizeof *c->rem);
+    if (!c->crem || !c->rem)
         return RF_ENOMEM;
-    for (int32_t n = 0; n < c->N; n++) {
-        const rf_node_t *node = &pb->nodes[n];
-        for (int32_t r = 0; r < c->R; r++) {
-            int64_t a = node->allocatable[r], u = node->used[r];
-            int64_t f = a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
-            c->free[n * c->R + r] = f;
-        }
-    }
     s_domains(c);
     for (int32_t g = 0; g < c->G; g++) {
         const rf_gang_t *gang = &pb->gangs[g];
@@ -468,20 +550,24 @@ static rf_status s_init(s_ctx_t *c, const rf_problem_t *pb)
                 c->B[g][p] += ps->bound[b].count;
             }
         }
-        /* distinct priorities, highest first */
-        int32_t k = 0;
-        while (k < c->n_prio && c->prio[k] > gang->priority)
-            k++;
-        if (k == c->n_prio || c->prio[k] != gang->priority) {
-            memmove(&c->prio[k + 1], &c->prio[k], (size_t)(c->n_prio - k) * sizeof c->prio[0]);
-            c->prio[k] = gang->priority;
-            c->n_prio++;
-        }
+        s_prio_add(c, gang->priority);
+    }
+    for (int32_t i = 0; i < c->K; i++) {
+        const rf_running_t *run = &pb->running[i];
+        for (int32_t p = 0; p < run->n_pod_sets; p++)
+            for (int32_t k = 0; k < run->pod_sets[p].n_placements; k++)
+                c->run[i].cnt[p][run->pod_sets[p].placements[k].node] += run->pod_sets[p].placements[k].count;
+        s_running_figures(c, i);
+        s_prio_add(c, run->priority);
     }
     for (int32_t g = 0; g < c->G; g++)
         for (int32_t k = 0; k < c->n_prio; k++)
             if (c->prio[k] == pb->gangs[g].priority)
                 c->pk[g] = k;
+    for (int32_t i = 0; i < c->K; i++)
+        for (int32_t k = 0; k < c->n_prio; k++)
+            if (c->prio[k] == pb->running[i].priority)
+                c->rk[i] = k;
     return RF_OK;
 }
 
@@ -489,7 +575,6 @@ static void s_fini(s_ctx_t *c)
 {
     for (int32_t g = 0; g < S_G; g++)
         free(c->opt[g]);
-    free(c->free);
     free(c->crem);
     free(c->rem);
 }
@@ -516,6 +601,11 @@ bool rf_exhaust_supported(const rf_problem_t *pb, const char **why)
         w = "too many nodes";
     else if (pb->n_gangs > S_G)
         w = "too many gangs";
+    else if (pb->n_running > S_K)
+        w = "too many running gangs";
+    for (int32_t i = 0; !w && i < pb->n_running; i++)
+        if (pb->running[i].n_pod_sets > S_PS)
+            w = "too many pod sets in a running gang";
     for (int32_t g = 0; !w && g < pb->n_gangs; g++) {
         const rf_gang_t *gang = &pb->gangs[g];
         if (gang->n_pod_sets > S_PS)
@@ -533,6 +623,53 @@ bool rf_exhaust_supported(const rf_problem_t *pb, const char **why)
     return w == NULL;
 }
 
+/* The round of one preempted subset: rooms per priority, each gang's
+ * options against its own priority's room, then the search. */
+static rf_status s_round(s_ctx_t *c, rf_exhaust_t *out)
+{
+    const rf_problem_t *pb = c->pb;
+    size_t NR = (size_t)c->N * (size_t)c->R;
+    for (int32_t k = 0; k < c->n_prio; k++)
+        for (int32_t n = 0; n < c->N; n++)
+            for (int32_t r = 0; r < c->R; r++) {
+                const rf_node_t *node = &pb->nodes[n];
+                int64_t *room = &c->rem[k * NR + (size_t)(n * c->R + r)];
+                if (node->allocatable[r] == RF_QTY_UNLIMITED) {
+                    *room = RF_QTY_UNLIMITED;
+                    continue;
+                }
+                int64_t freed = 0;
+                for (int32_t i = 0; i < c->K; i++) {
+                    if (!(c->subset >> i & 1u) || pb->running[i].priority >= c->prio[k])
+                        continue;
+                    for (int32_t p = 0; p < pb->running[i].n_pod_sets; p++)
+                        freed += c->run[i].cnt[p][n] * pb->running[i].pod_sets[p].requests[r];
+                }
+                int64_t v = node->allocatable[r] - node->used[r] + freed;
+                *room = v > 0 ? v : 0;
+            }
+    for (int32_t g = 0; g < c->G; g++) {
+        c->n_opt[g] = 0;
+        s_opt_t reject;
+        memset(&reject, 0, sizeof reject);
+        s_push(c, g, &reject);
+        memcpy(c->crem, &c->rem[(size_t)c->pk[g] * NR], NR * sizeof *c->crem);
+        memset(c->cur, 0, sizeof c->cur);
+        s_gen(c, g, 0, 0, 0);
+        if (c->rc != RF_OK)
+            return c->rc;
+        qsort(c->opt[g], (size_t)c->n_opt[g], sizeof *c->opt[g], s_opt_order);
+        out->options += c->n_opt[g];
+    }
+    s_key_t start;
+    memset(&start, 0, sizeof start);
+    for (int32_t i = 0; i < c->K; i++)
+        if (!(c->subset >> i & 1u))
+            s_key_add(&start, c->rk[i], &c->run[i]);
+    s_search(c, 0, &start);
+    return RF_OK;
+}
+
 rf_status rf_exhaust_solve(const rf_problem_t *pb, rf_exhaust_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -542,40 +679,34 @@ rf_status rf_exhaust_solve(const rf_problem_t *pb, rf_exhaust_t *out)
     if (!c)
         return RF_ENOMEM;
     rf_status rc = s_init(c, pb);
-    for (int32_t g = 0; rc == RF_OK && g < c->G; g++) {
-        s_opt_t reject;
-        memset(&reject, 0, sizeof reject);
-        s_push(c, g, &reject);
-        memcpy(c->crem, c->free, (size_t)c->N * (size_t)c->R * sizeof *c->crem);
-        memset(c->cur, 0, sizeof c->cur);
-        s_gen(c, g, 0, 0, 0);
-        rc = c->rc;
-        if (rc == RF_OK)
-            qsort(c->opt[g], (size_t)c->n_opt[g], sizeof *c->opt[g], s_opt_order);
-        out->options += c->n_opt[g];
+    /* highest priority first, problem order within a priority */
+    for (int32_t g = 0; g < c->G; g++)
+        c->order[g] = g;
+    for (int32_t i = 1; i < c->G; i++)
+        for (int32_t j = i; j > 0 && pb->gangs[c->order[j]].priority > pb->gangs[c->order[j - 1]].priority; j--) {
+            int32_t t = c->order[j];
+            c->order[j] = c->order[j - 1];
+            c->order[j - 1] = t;
+        }
+    uint32_t allowed = 0; /* running gangs that may be preempted */
+    for (int32_t i = 0; i < c->K; i++)
+        if (pb->running[i].preemptible && pb->options.preemption == RF_PREEMPT_LOWER_PRIORITY)
+            allowed |= 1u << i;
+    for (uint32_t subset = 0; rc == RF_OK && subset < (1u << c->K); subset++) {
+        if (subset & ~allowed)
+            continue;
+        c->subset = subset;
+        rc = s_round(c, out);
     }
     if (rc == RF_OK) {
-        /* highest priority first, problem order within a priority */
-        for (int32_t g = 0; g < c->G; g++)
-            c->order[g] = g;
-        for (int32_t i = 1; i < c->G; i++)
-            for (int32_t j = i; j > 0 && pb->gangs[c->order[j]].priority > pb->gangs[c->order[j - 1]].priority; j--) {
-                int32_t t = c->order[j];
-                c->order[j] = c->order[j - 1];
-                c->order[j - 1] = t;
-            }
-        memcpy(c->rem, c->free, (size_t)c->N * (size_t)c->R * sizeof *c->rem);
-        s_key_t zero;
-        memset(&zero, 0, sizeof zero);
-        s_search(c, 0, &zero);
         out->visited = c->visited;
         s_fill(c, &c->best, out);
-        for (int32_t i = 0; i < c->G; i++) {
-            int32_t g = c->order[i];
-            const s_opt_t *o = &c->opt[g][c->best_choice[i]];
-            out->admitted[g] = o->admitted;
-            memcpy(out->count[g], o->cnt, sizeof o->cnt);
+        for (int32_t g = 0; g < c->G; g++) {
+            out->admitted[g] = c->best_adm[g];
+            memcpy(out->count[g], c->best_cnt[g], sizeof c->best_cnt[g]);
         }
+        for (int32_t i = 0; i < c->K; i++)
+            out->preempted[i] = c->best_subset >> i & 1u;
     }
     s_fini(c);
     free(c);
@@ -627,6 +758,8 @@ rf_status rf_exhaust_to_answer(const rf_problem_t *pb, const rf_exhaust_t *ex, r
         }
         a->gangs[g].admitted = true; /* also when admitted on bound pods alone */
     }
+    for (int32_t i = 0; rc == RF_OK && i < pb->n_running; i++)
+        rc = rf_answer_preempt(a, i, ex->preempted[i]);
     if (rc != RF_OK) {
         rf_answer_destroy(&a);
         return rc;
@@ -663,6 +796,11 @@ rf_status rf_exhaust_evaluate(const rf_problem_t *pb, const rf_answer_t *answer,
         s_key_add(&key, c->pk[g], &o);
         out->admitted[g] = true;
         memcpy(out->count[g], o.cnt, sizeof o.cnt);
+    }
+    for (int32_t i = 0; rc == RF_OK && i < c->K; i++) {
+        out->preempted[i] = answer->n_running == c->K && answer->running[i].preempted;
+        if (!out->preempted[i])
+            s_key_add(&key, c->rk[i], &c->run[i]);
     }
     if (rc == RF_OK)
         s_fill(c, &key, out);

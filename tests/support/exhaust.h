@@ -12,9 +12,20 @@
  * cannot beat or tie the best answer found).
  *
  * Scope: at most RF_EXHAUST_MAX_NODES nodes, RF_EXHAUST_MAX_GANGS gangs,
- * RF_EXHAUST_MAX_POD_SETS pod sets per gang, RF_EXHAUST_MAX_PODS `count`
- * per pod set, and no bound pods in a sliced pod set (their ranks decide
- * slice feasibility; rf_randprob's `slice_bound = false` avoids them).
+ * RF_EXHAUST_MAX_POD_SETS pod sets per gang (and per running gang),
+ * RF_EXHAUST_MAX_PODS `count` per pod set, RF_EXHAUST_MAX_RUNNING running
+ * gangs, and no bound pods in a sliced pod set (their ranks decide slice
+ * feasibility; rf_randprob's `slice_bound = false` avoids them).
+ *
+ * Running gangs (PLACEMENT-MODEL.md, "Running gangs and preemption"): every
+ * subset of the preemptible running gangs is tried as the preempted set
+ * (only the empty one under `preemption: never`). With a set chosen, node
+ * capacity is per priority: for each priority p, the new pods of priority
+ * <= p fit in max(0, allocatable - used + freed(p)), freed(p) being what the
+ * chosen gangs of priority < p use there; an assignment counts only when
+ * every chosen gang has a preemptor (an admitted gang of higher priority
+ * with a new pod on one of its nodes); kept running gangs add their value
+ * and penalty (D over their placements) to the objective.
  *
  * The objective (PLACEMENT-MODEL.md section 2): for each priority, highest
  * first, the value (units, then pods); then the total penalty, less is
@@ -38,6 +49,9 @@
 #define RF_EXHAUST_MAX_GANGS    4
 #define RF_EXHAUST_MAX_POD_SETS 2
 #define RF_EXHAUST_MAX_PODS     4
+#define RF_EXHAUST_MAX_RUNNING  4
+/* distinct priorities: of gangs and running gangs */
+#define RF_EXHAUST_MAX_PRIOS (RF_EXHAUST_MAX_GANGS + RF_EXHAUST_MAX_RUNNING)
 /* rf_exhaust_compare's result for a problem out of scope (fails `== 0`). */
 #define RF_EXHAUST_UNSUPPORTED INT_MIN
 
@@ -52,9 +66,10 @@ typedef struct {
 typedef struct {
     bool ordered;                                   /* the problem's admission is `ordered` */
     int32_t n_value;                                /* distinct priorities */
-    rf_exhaust_value_t value[RF_EXHAUST_MAX_GANGS]; /* highest priority first */
-    double penalty;
+    rf_exhaust_value_t value[RF_EXHAUST_MAX_PRIOS]; /* highest priority first; kept running gangs count */
+    double penalty;                                 /* admitted and kept running gangs */
     bool admitted[RF_EXHAUST_MAX_GANGS];
+    bool preempted[RF_EXHAUST_MAX_RUNNING]; /* running gangs preempted */
     /* new pods per gang, pod set and node (0 for rejected gangs) */
     int32_t count[RF_EXHAUST_MAX_GANGS][RF_EXHAUST_MAX_POD_SETS][RF_EXHAUST_MAX_NODES];
     int64_t options; /* gang placements enumerated (statistics) */

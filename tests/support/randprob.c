@@ -51,7 +51,59 @@ void rf_randprob_default(rf_randprob_opts_t *opts)
     opts->max_pod_sets = 2;
     opts->bound_percent = 15;
     opts->slice_bound = true;
+    opts->max_running = 0;
 }
+
+/* Running gangs, drawn after the gangs; their pods go into the nodes' used. */
+typedef struct {
+    int prio, preemptible, bw, n_ps;
+    struct {
+        int gpu, cpu, n_pl, node[3], count[3];
+    } ps[2];
+} s_run_t;
+
+static int s_draw_running(uint64_t *x, int max_running, int N, const int *gpu_cap, int *gpu_used, const int *cpu_cap,
+                          int *cpu_used, int *pods_used, s_run_t *run)
+{
+    int K = s_rand(x, 0, max_running > 8 ? 8 : max_running), k = 0;
+    for (int i = 0; i < K; i++) {
+        s_run_t *r = &run[k];
+        int w = s_rand(x, 0, 9);
+        r->prio = w < 6 ? 0 : w < 9 ? 1 : 2;
+        r->preemptible = s_rand(x, 0, 3) > 0;
+        r->bw = s_rand(x, 1, 2);
+        r->n_ps = s_rand(x, 1, 2);
+        int placed = 0;
+        for (int p = 0; p < r->n_ps; p++) {
+            r->ps[p].gpu = s_rand(x, 0, 3) == 0 ? 0 : s_rand(x, 1, 4);
+            r->ps[p].cpu = s_rand(x, 0, 2);
+            r->ps[p].n_pl = 0;
+            int tries = s_rand(x, 1, 3);
+            for (int t = 0; t < tries; t++) {
+                int n = s_rand(x, 0, N - 1), c = s_rand(x, 1, 2);
+                bool dup = false;
+                for (int q = 0; q < r->ps[p].n_pl; q++)
+                    dup |= r->ps[p].node[q] == n;
+                while (c > 0 &&
+                       (gpu_used[n] + c * r->ps[p].gpu > gpu_cap[n] || cpu_used[n] + c * r->ps[p].cpu > cpu_cap[n]))
+                    c--;
+                if (dup || c == 0)
+                    continue;
+                r->ps[p].node[r->ps[p].n_pl] = n;
+                r->ps[p].count[r->ps[p].n_pl++] = c;
+                gpu_used[n] += c * r->ps[p].gpu;
+                cpu_used[n] += c * r->ps[p].cpu;
+                pods_used[n] += c;
+            }
+            placed += r->ps[p].n_pl > 0;
+        }
+        if (placed == r->n_ps)
+            k++; /* else dropped; its pods stay in used as usage nobody lists */
+    }
+    return k;
+}
+
+static void s_put_running(s_buf_t *b, const s_run_t *run, int K);
 
 char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *o)
 {
@@ -149,6 +201,18 @@ char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *o)
             }
         }
     }
+    int pods_used[64] = {0}, K = 0;
+    s_run_t run[8];
+    if (o->max_running > 0) {
+        for (int i = 0; i < G; i++)
+            for (int p = 0; p < g[i].n_ps; p++)
+                for (int k = 0; k < g[i].ps[p].n_bound; k++)
+                    pods_used[g[i].ps[p].bound_node[k]] += g[i].ps[p].bound_count[k];
+        K = s_draw_running(&x, o->max_running, N, gpu_cap, gpu_used, cpu_cap, cpu_used, pods_used, run);
+        for (int i = 0; i < G; i++)
+            if (s_rand(&x, 0, 2) == 0)
+                g[i].prio = 2;
+    }
     for (int n = 0; n < N; n++) {
         s_put(&b, "%s{\"name\":\"n%d\",\"labels\":{", n ? "," : "", n);
         int first = 1;
@@ -167,7 +231,10 @@ char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *o)
         s_put(&b, "%s\"pool\":\"%s\"}", first ? "" : ",", n % 3 ? "a" : "b");
         s_put(&b, ",\"allocatable\":{\"nvidia.com/gpu\":%d,\"cpu\":\"%d\"%s}", gpu_cap[n], cpu_cap[n],
               s_rand(&x, 0, 3) == 0 ? ",\"pods\":3" : "");
-        s_put(&b, ",\"used\":{\"nvidia.com/gpu\":%d,\"cpu\":\"%dm\"}", gpu_used[n], cpu_used[n] * 1000);
+        s_put(&b, ",\"used\":{\"nvidia.com/gpu\":%d,\"cpu\":\"%dm\"", gpu_used[n], cpu_used[n] * 1000);
+        if (o->max_running > 0)
+            s_put(&b, ",\"pods\":%d", pods_used[n]);
+        s_put(&b, "}");
         if (has_taint[n])
             s_put(&b, ",\"taints\":[{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]");
         if (s_rand(&x, 0, 9) == 0)
@@ -216,6 +283,33 @@ char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *o)
         }
         s_put(&b, "]}");
     }
-    s_put(&b, "],\"options\":{\"admission\":\"%s\"}}", s_rand(&x, 0, 4) == 0 ? "ordered" : "value");
+    s_put(&b, "]");
+    if (o->max_running > 0)
+        s_put_running(&b, run, K);
+    s_put(&b, ",\"options\":{\"admission\":\"%s\"", s_rand(&x, 0, 4) == 0 ? "ordered" : "value");
+    if (o->max_running > 0 && s_rand(&x, 0, 4) == 0)
+        s_put(&b, ",\"preemption\":\"never\"");
+    s_put(&b, "}}");
     return b.s;
+}
+
+static void s_put_running(s_buf_t *b, const s_run_t *run, int K)
+{
+    s_put(b, ",\"running\":[");
+    for (int i = 0; i < K; i++) {
+        const s_run_t *r = &run[i];
+        s_put(b, "%s{\"name\":\"r%d\",\"priority\":%d,\"bandwidth\":%d%s,\"pod_sets\":[", i ? "," : "", i, r->prio,
+              r->bw, r->preemptible ? "" : ",\"preemptible\":false");
+        for (int p = 0; p < r->n_ps; p++) {
+            s_put(b, "%s{\"name\":\"p%d\",\"requests\":{\"cpu\":\"%d\"", p ? "," : "", p, r->ps[p].cpu);
+            if (r->ps[p].gpu)
+                s_put(b, ",\"nvidia.com/gpu\":%d", r->ps[p].gpu);
+            s_put(b, "},\"placements\":[");
+            for (int q = 0; q < r->ps[p].n_pl; q++)
+                s_put(b, "%s{\"node\":\"n%d\",\"count\":%d}", q ? "," : "", r->ps[p].node[q], r->ps[p].count[q]);
+            s_put(b, "]}");
+        }
+        s_put(b, "]}");
+    }
+    s_put(b, "]");
 }

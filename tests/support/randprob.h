@@ -6,7 +6,11 @@
  * taints and tolerations, node selectors, several pod sets, elastic
  * min_count, required topology at gang and pod-set level, slices, bound pods
  * (with and without ranks), priorities, bandwidth, and both admission
- * policies. */
+ * policies. With max_running > 0, also running gangs (PLACEMENT-MODEL.md,
+ * "Running gangs and preemption"): priorities 0 to 2 against pending gangs of
+ * priority 0 to 2, one in four not preemptible, one or two pod sets placed
+ * where the node has room, their pods (and the bound pods) in `used`
+ * including `pods`; options.preemption `never` one time in five. */
 #ifndef RF_TEST_RANDPROB_H
 #define RF_TEST_RANDPROB_H
 
@@ -21,6 +25,8 @@ typedef struct {
     int bound_percent; /* chance that a pod set has bound pods */
     bool slice_bound;  /* sliced pod sets may have bound pods (default true); false keeps
                           them off sliced pod sets, without changing the rest of the draw */
+    int max_running;   /* 0..max_running running gangs (default 0: none, and the draw of
+                          every other part is the same as without this option) */
 } rf_randprob_opts_t;
 
 void rf_randprob_default(rf_randprob_opts_t *opts);

@@ -279,6 +279,153 @@ Test(exhaust, greedy_never_beats_the_optimum_on_random_tiny_problems)
     rf_test_no_leaks();
 }
 
+/* ------------------------------------------------------------------ running gangs */
+
+/* Two racks (r1: n0, n1; r2: n2, n3) of 8-GPU nodes, every node full of
+ * running 8-GPU pods; `running` lists them. One pending gang, high (10): two
+ * 8-GPU pods in one rack. */
+#define PRE_NODE(n, rack)                                                                                              \
+    "{\"name\":\"" n "\",\"labels\":{\"example.com/rack\":\"" rack "\",\"kubernetes.io/hostname\":\"" n "\"},"         \
+    "\"allocatable\":{\"nvidia.com/gpu\":8},\"used\":{\"nvidia.com/gpu\":8}}"
+#define PRE_RUN(name, extra, pl)                                                                                       \
+    "{\"name\":\"" name "\"" extra ",\"pod_sets\":[{\"name\":\"w\",\"requests\":{\"nvidia.com/gpu\":8},"               \
+    "\"placements\":[" pl "]}]}"
+#define PRE_AT(n) "{\"node\":\"" n "\",\"count\":1}"
+#define PRE_PROBLEM(running, options)                                                                                  \
+    "{\"cluster\":{\"levels\":[\"example.com/rack\",\"kubernetes.io/"                                                  \
+    "hostname\"],\"level_costs\":[10,1],\"nodes\":[" PRE_NODE("n0", "r1") "," PRE_NODE("n1", "r1") "," PRE_NODE(       \
+        "n2", "r2") "," PRE_NODE("n3", "r2") "]},\"running\":" running                                                 \
+                                             ",\"gangs\":[{\"name\":\"high\",\"priority\":10,\"topology\":{"           \
+                                             "\"required\":\"example.com/"                                             \
+                                             "rack\"},\"pod_sets\":[{\"name\":\"w\",\"count\":2,\"requests\":{"        \
+                                             "\"nvidia.com/gpu\":8}}]}]" options "}"
+
+static void s_expect_preempted(const char *json, const char *what, int64_t high_units, const bool *preempted,
+                               double penalty)
+{
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_exhaust_t ex;
+    rf_answer_t *ans = s_optimum(pb, &ex, what);
+    cr_assert_eq(ex.value[0].priority, 10);
+    cr_assert_eq(ex.value[0].units, high_units, "%s: units %lld", what, (long long)ex.value[0].units);
+    for (int32_t i = 0; i < pb->n_running; i++)
+        cr_assert_eq(ex.preempted[i], preempted[i], "%s: running gang %s", what, pb->running[i].name);
+    cr_assert_float_eq(ex.penalty, penalty, 1e-9, "%s: penalty %g, want %g", what, ex.penalty, penalty);
+    rf_answer_t *gr = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, gr, what);
+    cr_assert_geq(rf_exhaust_compare(pb, gr), 0, "%s: the greedy beats the optimum", what);
+    rf_answer_destroy(&gr);
+    rf_answer_destroy(&ans);
+    rf_problem_destroy(&pb);
+}
+
+Test(exhaust, preempts_whole_lower_gangs_only_where_allowed)
+{
+    /* r2 holds a protected gang: the one rack to free is r1, at the cost of
+     * lowA's 16 GPUs at priority 0 for 16 at priority 10; penalty: high 1,
+     * the kept ones 0 */
+    const char *running = "[" PRE_RUN("lowA", "", PRE_AT("n0") "," PRE_AT("n1")) "," PRE_RUN(
+        "lowB", "", PRE_AT("n2")) "," PRE_RUN("prot", ",\"preemptible\":false", PRE_AT("n3")) "]";
+    char json[4096];
+    snprintf(json, sizeof json, PRE_PROBLEM("%s", ""), running);
+    s_expect_preempted(json, "one rack to free", 16, (const bool[]){true, false, false}, 1.0);
+    /* under preemption: never, nothing is evicted and high waits */
+    snprintf(json, sizeof json, PRE_PROBLEM("%s", ",\"options\":{\"preemption\":\"never\"}"), running);
+    s_expect_preempted(json, "never", 0, (const bool[]){false, false, false}, 1.0);
+    /* a gang of the same priority is never evicted for it: the 16 units at
+     * priority 10 are peer's, kept; high is rejected */
+    snprintf(json, sizeof json, PRE_PROBLEM("%s", ""),
+             "[" PRE_RUN("peer", ",\"priority\":10", PRE_AT("n0") "," PRE_AT("n1")) "," PRE_RUN(
+                 "prot", ",\"preemptible\":false", PRE_AT("n2") "," PRE_AT("n3")) "]");
+    s_expect_preempted(json, "same priority", 16, (const bool[]){false, false}, 2.0);
+    rf_test_no_leaks();
+}
+
+/* Equal value either way (16 GPUs at priority 0): the penalty picks the
+ * victims whose loss leaves the rest most compact. lowA spans two hosts
+ * (penalty 1 while kept); lowB1 and lowB2 one each. Evicting lowA leaves
+ * penalty 1 (high's); evicting lowB1 and lowB2 leaves 2. */
+Test(exhaust, equal_value_victims_chosen_by_penalty)
+{
+    char json[4096];
+    snprintf(json, sizeof json, PRE_PROBLEM("%s", ""),
+             "[" PRE_RUN("lowB1", "", PRE_AT("n2")) "," PRE_RUN("lowA", "", PRE_AT("n0") "," PRE_AT("n1")) "," PRE_RUN(
+                 "lowB2", "", PRE_AT("n3")) "]");
+    s_expect_preempted(json, "tie on value", 16, (const bool[]){false, true, false}, 1.0);
+    /* when lowA is worth more (a third pod elsewhere), r2's gangs go */
+    snprintf(
+        json, sizeof json,
+        "{\"cluster\":{\"levels\":[\"example.com/rack\",\"kubernetes.io/hostname\"],\"level_costs\":[10,1],"
+        "\"nodes\":[" PRE_NODE("n0", "r1") "," PRE_NODE("n1", "r1") "," PRE_NODE("n2", "r2") "," PRE_NODE("n3", "r2") "," PRE_NODE(
+            "n4",
+            "r3") "]},\"running\":[" PRE_RUN("lowB1", "",
+                                             PRE_AT(
+                                                 "n2")) "," PRE_RUN("lowA", "",
+                                                                    PRE_AT("n0") "," PRE_AT("n1") "," PRE_AT(
+                                                                        "n4")) "," PRE_RUN("lowB2", "",
+                                                                                           PRE_AT(
+                                                                                               "n3")) "],"
+                                                                                                      "\"gangs\":[{"
+                                                                                                      "\"name\":"
+                                                                                                      "\"high\","
+                                                                                                      "\"priority\":10,"
+                                                                                                      "\"topology\":{"
+                                                                                                      "\"required\":"
+                                                                                                      "\"example.com/"
+                                                                                                      "rack\"},"
+                                                                                                      "\"pod_sets\":[{"
+                                                                                                      "\"name\":\"w\","
+                                                                                                      "\"count\":2,"
+                                                                                                      "\"requests\":{"
+                                                                                                      "\"nvidia.com/"
+                                                                                                      "gpu\":8}}]}]}");
+    /* penalty: high 1, lowA kept 10 (two racks) + 2 (three hosts) */
+    s_expect_preempted(json, "least value", 16, (const bool[]){true, false, true}, 13.0);
+    rf_test_no_leaks();
+}
+
+Test(exhaust, optimum_with_running_gangs_on_random_tiny_problems)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = RF_EXHAUST_MAX_NODES;
+    o.max_gangs = RF_EXHAUST_MAX_GANGS;
+    o.max_pods = RF_EXHAUST_MAX_PODS;
+    o.max_pod_sets = RF_EXHAUST_MAX_POD_SETS;
+    o.slice_bound = false;
+    o.max_running = RF_EXHAUST_MAX_RUNNING;
+    int n = 0, with_running = 0, preempting = 0, worse = 0;
+    double t0 = rf_now_ms();
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        char *json = rf_randprob(seed, &o);
+        rf_problem_t *pb = rf_test_parse(json);
+        char what[64];
+        snprintf(what, sizeof what, "running seed %llu", (unsigned long long)seed);
+        const char *why = NULL;
+        cr_assert(rf_exhaust_supported(pb, &why), "%s: %s", what, why);
+        rf_exhaust_t ex;
+        rf_answer_t *opt = s_optimum(pb, &ex, what);
+        with_running += pb->n_running > 0;
+        preempting += opt->summary.preempted > 0;
+        rf_answer_t *gr = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+        rf_test_assert_feasible(pb, gr, what);
+        int c = rf_exhaust_compare(pb, gr);
+        cr_assert_geq(c, 0, "%s: the greedy beats the exhaustive optimum\n%s", what, json);
+        worse += c > 0;
+        n++;
+        rf_answer_destroy(&gr);
+        rf_answer_destroy(&opt);
+        rf_problem_destroy(&pb);
+        free(json);
+    }
+    cr_assert_geq(with_running, n / 2, "only %d of %d problems have running gangs", with_running, n);
+    cr_assert_geq(preempting, n / 20, "only %d of %d optima preempt", preempting, n);
+    cr_log_info("random tiny problems with running gangs: %d (%d with running gangs), optimum preempts in %d, "
+                "greedy worse on %d, %.0f ms",
+                n, with_running, preempting, worse, rf_now_ms() - t0);
+    rf_test_no_leaks();
+}
+
 /* ------------------------------------------------------------------ glpsol's problems */
 
 Test(exhaust, agrees_with_the_mathprog_model)

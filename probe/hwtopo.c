@@ -251,6 +251,14 @@ static rf_status s_load(hwloc_topology_t t, const char *xml_path, rf_probe_facts
         rf_status rc = rf__read_file(xml_path, RF_PROBE_MAX_XML_BYTES, &text, &len, err);
         if (rc != RF_OK)
             return rf__src_fail(&f->hwloc, rc, err, "hwloc XML: %s", err->message);
+        /* A cut-off dump (a copy that stopped, a full disk) lacks the closing
+         * tag: say so before hwloc, whose failed imports also leak objects. */
+        if (!strstr(text, "<topology") || !strstr(text, "</topology>")) {
+            const char *why = strstr(text, "<topology") ? "truncated (no closing </topology>)"
+                                                        : "no <topology> element: not an hwloc XML";
+            free(text);
+            return rf__src_fail(&f->hwloc, RF_EPARSE, err, "hwloc XML %s: %s", xml_path, why);
+        }
         int set = hwloc_topology_set_xmlbuffer(t, text, (int)len + 1);
         int loaded = set == 0 ? hwloc_topology_load(t) : -1;
         free(text);

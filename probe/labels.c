@@ -158,6 +158,10 @@ static void s_tier0_ib(const rf_probe_facts_t *f, const rf_probe_label_cfg_t *c,
         if (!best || p->peer_guid < best->peer_guid)
             best = p;
     }
+    if (!f->n_ib) {
+        s_why(l, RF_LABEL_LEAVE, "InfiniBand: this node has no InfiniBand port");
+        return;
+    }
     if (!linked) {
         s_why(l, RF_LABEL_LEAVE, c->ib_rail ? "InfiniBand: CA %s has no linked port" : "InfiniBand: no linked port",
               c->ib_rail);

@@ -22,7 +22,7 @@ static const comm_family_t s_families[COMM_N_FAMILIES] = {
     /* GPT-7B, bf16 all-reduce of 6.7 B parameters, 0.82 s per sync at 8,192 tokens per GPU */
     [COMM_LLM_DP] = {.name = "llm-dp", .v_bytes = 13.4e9, .t_comp = 0.82, .x_dp = 1.0, .bucket = 200e6},
     /* 70B, TP8 x PP8 x DP: 8.6 s per step on 512 GPUs; DP 2.19 GB at TP8 x PP8, TP 343 GB at PP8,
-     * PP 17 GB per boundary per step */
+     * PP 17 GB per boundary per step (both at DP8; see S_V_TP_REF) */
     [COMM_LLM_3D] = {.name = "llm-3d",
                      .v_bytes = 2.19e9,
                      .t_comp = 8.6,
@@ -35,7 +35,9 @@ static const comm_family_t s_families[COMM_N_FAMILIES] = {
                      .x_pp = 0.1},
 };
 
-#define S_V_TP_PP8 343e9 /* 3D: tensor-parallel bytes per TP group per step at PP8 (scales with 8 / pp) */
+/* 3D: tensor-parallel bytes per TP group per step at PP8 x DP8; like the pipeline's bytes per boundary
+ * (v_pp, at DP8) they scale with the micro-batches per replica, i.e. with 8 / dp, and TP's with 8 / pp */
+#define S_V_TP_REF 343e9
 
 /* The coarsest level (as "up") on which two nodes differ; -1 when equal. */
 static int32_t s_span2(const comm_topo_t *t, int32_t a, int32_t b)
@@ -161,13 +163,14 @@ static double s_iter(const comm_profile_t *p, const comm_job_t *job, const comm_
     if (job->family != COMM_LLM_3D)
         return t + f->x_dp * s_ring(p, dp, f->v_bytes, f->bucket, kappa);
     double v_dp = f->v_bytes * 64.0 / (double)(job->tp * job->pp);
-    double v_tp = S_V_TP_PP8 * 8.0 / (double)job->pp;
+    double v_tp = S_V_TP_REF * 8.0 / (double)job->pp * 8.0 / (double)job->dp;
     comm_group_t in_host = {.n = job->tp, .hosts = 1, .g_min = job->tp, .span_up = -1};
     double tp_excess = s_ring(p, tp, v_tp, f->bucket, kappa) - s_ring(p, &in_host, v_tp, f->bucket, 1.0);
     double t_pp = 0;
     if (job->pp > 1) {
         double bw = pp->hosts <= 1 ? p->b_intra : fmin(p->b_intra, p->nu / kappa);
-        t_pp = f->v_pp / (double)job->tp / (bw * 1e9) + p->lam[pp->span_up < 0 ? 0 : pp->span_up];
+        t_pp =
+            f->v_pp * 8.0 / (double)job->dp / (double)job->tp / (bw * 1e9) + p->lam[pp->span_up < 0 ? 0 : pp->span_up];
     }
     return t + (tp_excess > 0 ? tp_excess : 0) + f->x_dp * s_ring(p, dp, v_dp, f->bucket, kappa) + f->x_pp * t_pp;
 }

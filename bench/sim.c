@@ -646,9 +646,9 @@ static rf_status s_loop(s_sim_t *s, rf_error_t *err)
         RF_CALL(s_sample(s, err));
         if (s->o->progress)
             s->o->progress(s->o->progress_ctx, s->now, done, N);
-        /* nothing runs and the round bound nothing: only an arrival can change that; with partly
+        /* nothing runs and jobs wait after a round: only an arrival can change that; with partly
          * placed jobs holding GPUs, that is a deadlock */
-        bool now_stuck = s->n_running == 0 && s->n_waiting > 0 && bound == 0;
+        bool now_stuck = s->n_running == 0 && s->n_waiting > 0; /* the round bound what it could */
         bool partial = false;
         for (int32_t i = 0; now_stuck && i < s->n_waiting; i++)
             partial = partial || s->jobs[s->waiting[i]].placed > 0;

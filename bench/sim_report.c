@@ -259,9 +259,11 @@ static rf_status s_gnuplot(const char *dir, const sim_run_t *runs, int32_t n_run
          "fraction of jobs", "jct_cdf.csv", 1},
         {"wait_cdf", "Queueing delay CDF (solid: comm on, dashed: comm off)", "queueing delay (hours)",
          "fraction of jobs", "wait_cdf.csv", 1},
-        {"spread", "Racks spanned per job, by job size (comm on)", "job size (GPUs)", "mean racks per job",
-         "spread.csv", 2},
+        {"spread", "Racks spanned per job, by job size", "job size (GPUs)", "mean racks per job", "spread.csv", 2},
     };
+    bool want = false; /* util and spread show the comm-on runs, or the comm-off ones when there are none */
+    for (int32_t k = 0; k < n_runs; k++)
+        want = want || runs[k].comm_on;
     for (size_t p = 0; p < sizeof(plots) / sizeof(plots[0]); p++) {
         for (int fmt = 0; fmt < 2; fmt++) {
             fprintf(fp, "\nset terminal %s size 900,480\nset output '%s.%s'\nset title \"%s\"\n",
@@ -279,24 +281,27 @@ static rf_status s_gnuplot(const char *dir, const sim_run_t *runs, int32_t n_run
             for (int32_t k = 0; k < n_runs; k++) {
                 int lc = (int)runs[k].policy + 1;
                 if (plots[p].kind == 0) {
-                    if (runs[k].comm_on)
+                    if (runs[k].comm_on == want)
                         fprintf(fp, "%s'%s' using 1:%d lw 2 lc %d title '%s', '%s' using 1:%d lw 2 dt 2 lc %d notitle",
                                 first ? "" : ", ", plots[p].csv, col, lc, sim_policy_name(runs[k].policy), plots[p].csv,
                                 col + 1, lc);
-                    first = first && !runs[k].comm_on;
+                    first = first && runs[k].comm_on != want;
                     col += 2;
                 } else if (plots[p].kind == 1) {
-                    fprintf(fp, "%s'%s' using %d:1 lw 2 lc %d %s '%s'", first ? "" : ", ", plots[p].csv, col, lc,
-                            runs[k].comm_on ? "" : "dt 2", runs[k].comm_on ? sim_policy_name(runs[k].policy) : "");
-                    if (!runs[k].comm_on)
+                    bool dashed = !runs[k].comm_on && want;
+                    fprintf(fp, "%s'%s' using %d:1 lw 2 lc %d%s", first ? "" : ", ", plots[p].csv, col, lc,
+                            dashed ? " dt 2" : "");
+                    if (dashed)
                         fprintf(fp, " notitle");
+                    else
+                        fprintf(fp, " title '%s'", sim_policy_name(runs[k].policy));
                     first = 0;
                     col++;
                 } else {
-                    if (runs[k].comm_on)
+                    if (runs[k].comm_on == want)
                         fprintf(fp, "%s'%s' using %d:xtic(1) lc %d title '%s'", first ? "" : ", ", plots[p].csv, col,
                                 lc, sim_policy_name(runs[k].policy));
-                    first = first && !runs[k].comm_on;
+                    first = first && runs[k].comm_on != want;
                     col += 2;
                 }
             }

@@ -13,7 +13,7 @@
  * GUID, own description, own port, peer GUID, peer port, peer description).
  * A failed query (an "iberror:" or "_do_madrpc failed" line) marks its port
  * failed. The peer's type comes from NodeInfo; a peer seen only in an
- * iblinkinfo line has type "unknown". */
+ * iblinkinfo line has type "unknown" and names no leaf (labels.c). */
 #ifndef RACKFIT_PROBE_IB_H
 #define RACKFIT_PROBE_IB_H
 

@@ -1,84 +1,83 @@
-/* watcher/binder.h: binding gangs whole, and saying why not.
+/* watcher/binder.h: binding gangs whole, and the state every binder thread
+ * shares (docs/watcher.md, "Binding a gang as one unit" and "The life of a
+ * gang after it is bound").
  *
- * A gang is bound in two phases, each in parallel (bounded concurrency, a
- * client-side token bucket):
+ * A gang is bound in two phases, each in parallel (bounded concurrency, the
+ * process's shared token bucket), by one binder thread (pool.h):
  * 1. intent: every pod gets the annotation `rackfit.io/bind-intent`
  *    ("ATTEMPT NODE SIZE", a JSON merge patch that also names the pod's uid);
  * 2. bind: POST pods/NAME/binding for every pod (uid precondition).
- * A request that fails for a passing reason (5xx, 429 after its Retry-After,
- * a timeout) is retried up to `max_retries` times; a 409 from a pod already
- * bound to the same node is a success (our earlier request did it). If the
- * gang still cannot be bound whole, every pod bound by this attempt is
- * deleted with a uid precondition (its controller recreates it) and the gang
- * is held for a capped exponential backoff. After the last 201 the gang is
- * followed until the kubelet has admitted every pod (status.startTime); a
- * pod that fails first (OutOfcpu...) or vanishes rolls the gang back the same
- * way, and so does `admit_timeout_s` passing.
+ * Requests are retried by krun.h; a 409 from a pod already bound to the same
+ * node is a success (our earlier request did it). A binding whose last
+ * answer was a timeout or a 5xx may have been applied: the pod is read back
+ * (GET), and one still of that uid with a node counts as bound (towards the
+ * gang, or the rollback). If the gang still cannot be bound whole, every pod
+ * bound by this attempt is deleted with a uid precondition (its controller
+ * recreates it) and the gang is held for a capped exponential backoff.
  *
- * A binding whose last answer was a timeout or a 5xx may have been applied:
- * the pod is read back (GET), and one still of that uid with a node counts as
- * bound (towards the gang, or the rollback). A rollback's failed delete
- * leaves the pod's capacity assumed taken.
+ * What happens after the last 201 (admission, readiness, eviction, requeue)
+ * is follow.h's; telling people why is tell.h's; taking over from another
+ * watcher is recover.h's.
  *
- * A watcher that takes over reads the intents (rf__binder_recover): an
- * attempt with pods bound and pods still pending, or with fewer bound (or
- * ended) than its SIZE, is rolled back; one with every pod bound is followed. When *lost or *stop becomes non-zero, or
- * rf__now() passes *lease_until (the Lease may be gone), no new request
- * starts (checked before every request); the successor rolls back what is
- * partial. */
+ * Threads and locks: `mu` guards holds, requeues, busy and the hand-over
+ * list `bound`; it is a leaf lock (nothing else is locked while it is held,
+ * in particular never the cache lock). `follows` and `told` belong to the
+ * cycle thread alone. Counters are atomics (metrics read them). When *lost
+ * or *stop becomes non-zero, or rf__now() passes *lease_until (the Lease may
+ * be gone), no new request starts (checked before every request); the
+ * successor rolls back what is partial. */
 #ifndef RACKFIT_WATCHER_BINDER_H
 #define RACKFIT_WATCHER_BINDER_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "cache.h"
+#include "decisions.h"
 #include "gangs.h"
+#include "krun.h"
 #include "kube_http.h"
 
-typedef struct {
-    char *ns;
-    char *name;
-    char *uid;
-    char *node;
-} rf__bind_t;
+#define RF_ANN_READY_TIMEOUT "rackfit.io/ready-timeout"
+#define RF_ANN_REQUEUE       "rackfit.io/requeue"
 
-/* What the answer says about one sent gang. */
-typedef struct {
-    char *gang;
-    bool admitted;
-    char *reason;      /* rejected: the solver's sentence */
-    rf__bind_t *binds; /* admitted: pod -> node, rank order within each pod set */
-    int32_t n_binds;
-    int32_t plan_gang; /* index in plan->gangs */
-} rf__decision_t;
-
-/* Map an answer (contract JSON) onto the plan's pods: placements are handed
- * to each pod set's pending pods in rank order (ranks held by bound pods are
- * not in `pending`, so the k-th new pod is the k-th pending one). */
-rf_status rf__decisions_from_answer(const rf__plan_t *plan, const char *answer, size_t len, rf__decision_t **out,
-                                    int32_t *n, rf_error_t *err);
-void rf__decisions_free(rf__decision_t **d, int32_t n);
-
+/* A gang bound and followed by the cycle thread (follow.h). */
 typedef struct {
     char *gang;
     char *attempt;
     rf__bind_t *pods;
     int32_t n;
-    double since;
+    double since;           /* rf__now() of the last binding */
+    double ready_timeout_s; /* this gang's (annotation, else the setting); 0: not followed past admission */
+    double admitted_at;     /* rf__now() once every pod was admitted, else 0 */
+    double seen_at;         /* rf__now() when its last pod was seen pending (bind latency) */
 } rf__follow_t;
 
+/* A gang that failed to bind: it waits base * 2^(failures-1), capped. */
 typedef struct {
     char *gang;
     double until;
     int failures;
 } rf__hold_t;
 
+/* A gang evicted for not becoming ready: its recreated pods wait
+ * requeue_base * 2^(count-1), capped; past the limit it has failed. */
 typedef struct {
+    char *gang;
+    int count;
+    double until;      /* rf__now() */
+    double until_wall; /* the same, wall clock (for annotations and Events) */
+    bool failed;
+    char *why; /* the last eviction's reason */
+} rf__requeue_t;
+
+typedef struct rf__binder {
+    /* wiring */
     rf__kube_t *kube;
-    rf__kmulti_t *multi;
-    rf__limiter_t lim;
+    rf__kmulti_t *multi; /* the cycle thread's own (recovery, follow-ups); binder threads have theirs */
+    rf__limiter_t lim;   /* shared by every thread that writes */
     rf__cache_t *cache;
     const atomic_int *lost;            /* non-zero: stop at once */
     const atomic_int *stop;            /* the process is stopping: no new request either */
@@ -86,21 +85,38 @@ typedef struct {
     _Atomic double *heartbeat;         /* may be NULL: set to rf__now() while requests run (/healthz) */
     const char *identity;              /* this watcher (the Lease holder identity) */
     const char *scheduler_name;
+    /* settings */
     int max_retries;        /* per request, passing failures */
     long timeout_ms;        /* per request */
     double admit_timeout_s; /* from the last 201 to every pod admitted */
-    double backoff_base_s;  /* a failed gang waits base * 2^(failures-1), capped */
+    double backoff_base_s;  /* a gang that failed to bind waits base * 2^(failures-1), capped */
     double backoff_cap_s;
-    rf__follow_t *follows;
-    int32_t n_follows, cap_follows;
+    double ready_timeout_s; /* from the last 201 to every pod Ready (or Succeeded); 0: never evict */
+    double requeue_base_s;  /* an evicted gang's pods wait base * 2^(count-1), capped */
+    double requeue_cap_s;
+    int requeue_limit; /* evictions before the gang has failed; 0: unlimited */
+    double retell_s;   /* a gang's pods are told a changed reason at most this often (30) */
+    /* shared state, under mu */
+    pthread_mutex_t mu;
     rf__hold_t *holds;
     int32_t n_holds, cap_holds;
+    rf__requeue_t *requeues;
+    int32_t n_requeues, cap_requeues;
+    char **busy; /* gangs with a job queued or running in the pool */
+    int32_t n_busy, cap_busy;
+    rf__follow_t *bound; /* bound by a binder thread, not yet adopted by the cycle thread */
+    int32_t n_bound, cap_bound;
+    /* the cycle thread's own */
+    rf__follow_t *follows;
+    int32_t n_follows, cap_follows;
     rf__hold_t *told; /* gangs told unschedulable: `until` is when they may be told a new reason */
     int32_t n_told, cap_told;
-    double retell_s; /* a gang's pods are told a changed reason at most this often (30) */
     /* counters */
-    long binds_ok, binds_failed, retries, rollbacks, gangs_bound, events;
-    unsigned long attempt_seq;
+    atomic_long binds_ok, binds_failed, retries, throttled, rollbacks, gangs_bound, events, evictions, requeued,
+        failed_gangs;
+    atomic_ulong attempt_seq;
+    void (*on_bound)(void *ctx, double seconds); /* may be NULL: bind latency (last pod seen -> last binding) */
+    void *on_bound_ctx;
 } rf__binder_t;
 
 void rf__binder_init(rf__binder_t *b);
@@ -108,25 +124,52 @@ void rf__binder_fini(rf__binder_t *b);
 
 /* Has the binder stopped starting requests (Lease lost or past its deadline, or the process stopping)? */
 bool rf__binder_stopped(const rf__binder_t *b);
+/* A request runner on `multi` with the binder's limits, stop test and counters. */
+rf__krun_t rf__binder_krun(rf__binder_t *b, rf__kmulti_t *multi);
 
-/* Bind one admitted gang. RF_OK: every pod bound (the gang is followed);
- * otherwise the gang was rolled back (unless the lease was lost) and held,
- * and `why` says what failed. */
-rf_status rf__bind_gang(rf__binder_t *b, const rf__decision_t *d, char *why, size_t why_cap);
+/* Bind one admitted gang on `multi` (the calling thread's). RF_OK: every pod
+ * bound (handed to the cycle thread to follow); otherwise the gang was
+ * rolled back (unless the lease was lost) and held, and `why` says what
+ * failed. `seen_at` is when its last pod was seen (for the latency). */
+rf_status rf__bind_gang(rf__binder_t *b, rf__kmulti_t *multi, rf__decision_t *d, double seen_at, char *why,
+                        size_t why_cap);
+/* Delete pods[i] where sel[i] (NULL: all) with their uid as precondition. Returns how many are left bound. */
+int rf__binder_rollback(rf__binder_t *b, rf__kmulti_t *multi, const char *gang, const rf__bind_t *pods, int n,
+                        const bool *sel);
 
-/* Check followed gangs against the cache: finished ones are dropped, failed
- * ones rolled back. Call without the cache lock held. */
-void rf__binder_follow(rf__binder_t *b);
-/* Is the gang held (backoff, or followed)? For rf__plan_build's skip. */
+/* Is the gang held (bind backoff, requeue backoff or failed, a job in the
+ * pool, or followed)? For rf__plan_build's skip. Takes `mu`; callable with
+ * the cache lock held. */
 bool rf__binder_holds(void *binder, const char *gang);
-/* Recover from the intents on the pods (after taking the lease and syncing). */
-void rf__binder_recover(rf__binder_t *b);
+/* Why a gang is held, for metrics: none, a bind or requeue backoff, a job
+ * in the pool or a gang followed (binding), or failed past the requeue limit. */
+typedef enum { RF_HELD_NONE = 0, RF_HELD_BACKOFF, RF_HELD_BINDING, RF_HELD_FAILED } rf__held_why;
+rf__held_why rf__binder_held_why(rf__binder_t *b, const char *gang);
 
-/* PodScheduled=False/Unschedulable, and a FailedScheduling Event, with the
- * message "rackfit: gang NAME: REASON", on every pending pod of the gang
- * whose condition does not say so already (so a gang that stays
- * unschedulable is told once, not every cycle), and a gang whose reason
- * keeps changing (fits 12 of 16, then 13...) at most every `retell_s`. */
-void rf__binder_tell(rf__binder_t *b, const rf__pgang_t *g, const char *reason);
+/* The earliest end of a hold or requeue backoff after `after`, or 0. */
+double rf__binder_next_due(rf__binder_t *b, double after);
+
+/* Bind backoff: hold a gang that failed; forget it once it is admitted. */
+void rf__binder_hold(rf__binder_t *b, const char *gang);
+void rf__binder_unhold(rf__binder_t *b, const char *gang);
+/* Requeue: count one more eviction of `gang` for `why`; returns the state
+ * after it (copied into *out; out->gang and out->why borrowed until the next
+ * call). rf__binder_requeue_get: the state, false when none. forget: the
+ * gang became ready. */
+void rf__binder_requeue(rf__binder_t *b, const char *gang, const char *why, rf__requeue_t *out);
+bool rf__binder_requeue_get(rf__binder_t *b, const char *gang, rf__requeue_t *out, char *why, size_t why_cap);
+void rf__binder_requeue_forget(rf__binder_t *b, const char *gang);
+/* Restore a requeue state read from an annotation (after a restart). */
+void rf__binder_requeue_restore(rf__binder_t *b, const char *gang, int count, double until_wall, bool failed);
+/* Mark a gang as having a job in the pool (+1) or done (-1). */
+void rf__binder_busy(rf__binder_t *b, const char *gang, int delta);
+/* Take the gangs bound since the last call (the caller owns them). */
+rf__follow_t *rf__binder_take_bound(rf__binder_t *b, int32_t *n);
+void rf__follow_fini(rf__follow_t *f);
+
+/* The requeue annotation's value: "COUNT NEXT-TRY" (RFC 3339), or "COUNT failed". */
+void rf__requeue_format(const rf__requeue_t *r, char *buf, size_t cap);
+/* Parse it back; false when it is not one. */
+bool rf__requeue_parse(const char *v, int *count, double *until_wall, bool *failed);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
+
 static uint64_t s_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ULL;
@@ -151,12 +153,16 @@ rf_status rf__cache_put(rf__cache_t *c, rf__kind kind, void *obj)
                 new->assumed_node = old->assumed_node;
                 old->assumed_node = NULL;
             }
+            /* the same pod was first seen when the old version was; a new uid is a new pod */
+            new->seen = strcmp(old->uid, new->uid) == 0 ? old->seen : rf__now();
         }
         s_obj_destroy(kind, e->obj);
         e->obj = obj;
         e->mark = true;
         return RF_OK;
     }
+    if (kind == RF_KIND_POD)
+        ((rf__kpod_t *)obj)->seen = rf__now();
     if ((m->n_used_slots + 1) * 4 >= m->n_slots * 3) {
         int32_t want = m->n_slots ? m->n_slots : 64;
         while ((m->n + 1) * 2 >= want)

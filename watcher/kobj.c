@@ -516,6 +516,8 @@ rf_status rf__kpod_from_doc(const rf_doc_t *obj, rf__kpod_t **out, rf_error_t *e
     for (uint32_t i = 0; conds && conds->type == RF_DOC_ARRAY && i < conds->len; i++) {
         const rf_doc_t *c = &conds->u.items[i];
         const char *type = rf__doc_str(c, "type"), *status = rf__doc_str(c, "status");
+        if (type && strcmp(type, "Ready") == 0)
+            p->ready = status && strcmp(status, "True") == 0;
         if (type && strcmp(type, "PodScheduled") == 0 && status && strcmp(status, "False") == 0) {
             const char *r = rf__doc_str(c, "reason"), *m = rf__doc_str(c, "message");
             p->sched_reason = strdup(r ? r : "");
@@ -541,6 +543,7 @@ void rf__kpodgroup_destroy(rf__kpodgroup_t **pg)
         return;
     free((*pg)->ns);
     free((*pg)->name);
+    s_kvs_fini(&(*pg)->annotations);
     free(*pg);
     *pg = NULL;
 }
@@ -561,6 +564,11 @@ rf_status rf__kpodgroup_from_doc(const rf_doc_t *obj, rf__kpodgroup_t **out, rf_
     if (!pg->ns || !pg->name) {
         rf__kpodgroup_destroy(&pg);
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    rf_status rc = s_kvs(rf__doc_at(obj, "metadata.annotations"), "metadata.annotations", &pg->annotations, err);
+    if (rc != RF_OK) {
+        rf__kpodgroup_destroy(&pg);
+        return rc;
     }
     *out = pg;
     return RF_OK;

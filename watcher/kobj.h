@@ -74,6 +74,7 @@ typedef struct {
     bool deleting;        /* metadata.deletionTimestamp is set */
     bool gated;           /* spec.schedulingGates is not empty */
     bool started;         /* status.startTime is set: the kubelet has admitted it */
+    bool ready;           /* the Ready condition is True */
     int64_t priority;     /* spec.priority, 0 when absent */
     rf__kvs_t labels;
     rf__kvs_t annotations;
@@ -88,12 +89,14 @@ typedef struct {
     char *sched_message; /* and its message */
     char *sig;           /* the scheduling-relevant spec, canonical: pods with equal sig form a pod set */
     char *assumed_node;  /* set by the binder after a 201 until the watch shows the bind */
+    double seen;         /* rf__now() when the cache first held this pod (set by rf__cache_put) */
 } rf__kpod_t;
 
 typedef struct {
     char *ns;
     char *name;
     int64_t min_member;
+    rf__kvs_t annotations; /* rackfit.io/ready-timeout, rackfit.io/requeue */
 } rf__kpodgroup_t;
 
 /* Labels that name a pod's role in its gang (NULL-terminated): pods with

@@ -43,6 +43,31 @@ void rf__microtime(double wall, char *buf, size_t cap)
     s_format(wall, true, buf, cap);
 }
 
+bool rf__ktime_parse(const char *text, double *wall)
+{
+    int y, mo, d, h, mi, s, n = 0;
+    if (!text || sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 || n != 19)
+        return false;
+    const char *p = text + 19;
+    double frac = 0;
+    if (*p == '.') {
+        double scale = 0.1;
+        p++;
+        if (*p < '0' || *p > '9')
+            return false;
+        while (*p >= '0' && *p <= '9') {
+            frac += (*p - '0') * scale;
+            scale /= 10;
+            p++;
+        }
+    }
+    if (strcmp(p, "Z") != 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
+        return false;
+    struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h, .tm_min = mi, .tm_sec = s};
+    *wall = (double)timegm(&tm) + frac;
+    return true;
+}
+
 bool rf__duration_parse(const char *text, double *seconds)
 {
     enum { S_MAX_S = 30 * 24 * 3600 };

@@ -28,6 +28,9 @@ void rf__ktime(double wall, char *buf, size_t cap);
 /* metav1.MicroTime: "YYYY-MM-DDTHH:MM:SS.ffffffZ". */
 void rf__microtime(double wall, char *buf, size_t cap);
 
+/* Parse "YYYY-MM-DDTHH:MM:SS[.frac]Z" back into wall seconds; false when it is not one. */
+bool rf__ktime_parse(const char *text, double *wall);
+
 /* A duration like Go's time.ParseDuration restricted to h, m, s and ms units
  * (a bare non-negative number means seconds). false when `text` is not one,
  * or is negative or over 30 days. */

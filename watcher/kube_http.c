@@ -24,7 +24,21 @@ struct rf__kube {
     pthread_mutex_t mu;
     char *token; /* current bearer token (from cfg.token or cfg.token_file) */
     double token_read;
+    rf__kube_observer_fn observe; /* may be NULL: told of every answer (metrics) */
+    void *observe_ctx;
 };
+
+void rf__kube_observe(rf__kube_t *kube, rf__kube_observer_fn fn, void *ctx)
+{
+    kube->observe = fn;
+    kube->observe_ctx = ctx;
+}
+
+static void s_observe(const rf__kube_t *k, const char *verb, long status)
+{
+    if (k->observe)
+        k->observe(k->observe_ctx, verb, status);
+}
 
 struct rf__kconn {
     rf__kube_t *kube;
@@ -330,6 +344,10 @@ rf_status rf__kube_call(rf__kconn_t *conn, const char *method, const char *path,
     curl_easy_setopt(conn->h, CURLOPT_HEADERDATA, resp);
     CURLcode cc = curl_easy_perform(conn->h);
     curl_slist_free_all(hdrs);
+    long code = 0;
+    if (cc == CURLE_OK)
+        curl_easy_getinfo(conn->h, CURLINFO_RESPONSE_CODE, &code);
+    s_observe(conn->kube, method, code);
     if (cc != CURLE_OK) {
         rf__kresp_fini(resp);
         if (sink.too_big)
@@ -420,6 +438,7 @@ rf_status rf__kube_stream(rf__kconn_t *conn, const char *path, long idle_s,
     curl_slist_free_all(hdrs);
     *status = 0;
     curl_easy_getinfo(conn->h, CURLINFO_RESPONSE_CODE, status);
+    s_observe(conn->kube, "WATCH", *status);
     /* an answer without a final newline (an error Status) */
     if (cc == CURLE_OK && st.len > 0 && !st.ended) {
         st.buf[st.len] = '\0';
@@ -437,25 +456,36 @@ rf_status rf__kube_stream(rf__kconn_t *conn, const char *path, long idle_s,
 
 void rf__limiter_init(rf__limiter_t *lim, double rate, double burst)
 {
+    pthread_mutex_init(&lim->mu, NULL);
     lim->rate = rate;
     lim->burst = burst > 1 ? burst : 1;
     lim->tokens = lim->burst;
     lim->last = rf__now();
 }
 
+void rf__limiter_fini(rf__limiter_t *lim)
+{
+    pthread_mutex_destroy(&lim->mu);
+}
+
 double rf__limiter_take(rf__limiter_t *lim, double now)
 {
     if (!lim || lim->rate <= 0)
         return 0;
-    lim->tokens += (now - lim->last) * lim->rate;
+    pthread_mutex_lock(&lim->mu);
+    if (now > lim->last) { /* threads may pass slightly older clocks: time never runs back */
+        lim->tokens += (now - lim->last) * lim->rate;
+        lim->last = now;
+    }
     if (lim->tokens > lim->burst)
         lim->tokens = lim->burst;
-    lim->last = now;
-    if (lim->tokens >= 1) {
+    double wait = 0;
+    if (lim->tokens >= 1)
         lim->tokens -= 1;
-        return 0;
-    }
-    return (1 - lim->tokens) / lim->rate;
+    else
+        wait = (1 - lim->tokens) / lim->rate;
+    pthread_mutex_unlock(&lim->mu);
+    return wait;
 }
 
 typedef struct {
@@ -609,6 +639,7 @@ rf_status rf__kube_batch_fn(rf__kmulti_t *m, rf__kcall_t *calls, int n, rf__limi
                 c->transport = cc == CURLE_OPERATION_TIMEDOUT ? RF_ETIMEOUT : RF_EIO;
             }
             c->t_done = rf__now() - t0;
+            s_observe(m->kube, c->method, c->transport == RF_OK ? c->resp.status : 0);
             curl_multi_remove_handle(m->m, sl->h);
             curl_slist_free_all(sl->hdrs);
             sl->hdrs = NULL;

@@ -12,6 +12,7 @@
 #ifndef RACKFIT_WATCHER_KUBE_HTTP_H
 #define RACKFIT_WATCHER_KUBE_HTTP_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,6 +38,11 @@ rf_status rf__kube_global_init(rf_error_t *err);
 void rf__kube_global_fini(void);
 
 rf__kube_t *rf__kube_new(const rf__kubeconfig_t *cfg, rf_error_t *err);
+/* Be told of every answer: `verb` the method ("WATCH" for streams), `status`
+ * the HTTP status, 0 for a transport error. Set before threads start; `fn`
+ * is called from every thread that makes requests. */
+typedef void (*rf__kube_observer_fn)(void *ctx, const char *verb, long status);
+void rf__kube_observe(rf__kube_t *kube, rf__kube_observer_fn fn, void *ctx);
 void rf__kube_destroy(rf__kube_t **kube);
 const char *rf__kube_server(const rf__kube_t *kube);
 
@@ -76,7 +82,10 @@ typedef struct {
     double t_done;       /* seconds since the batch started */
 } rf__kcall_t;
 
+/* A token bucket, shared by every thread that writes to the API server (the
+ * binders): its own mutex guards it, so the rate holds for the process. */
 typedef struct {
+    pthread_mutex_t mu;
     double rate;
     double burst;
     double tokens;
@@ -84,7 +93,8 @@ typedef struct {
 } rf__limiter_t;
 
 void rf__limiter_init(rf__limiter_t *lim, double rate, double burst);
-/* Seconds to wait before the next request may start (0: take a token now). */
+void rf__limiter_fini(rf__limiter_t *lim);
+/* Seconds to wait before the next request may start (0: take a token now). Thread-safe. */
 double rf__limiter_take(rf__limiter_t *lim, double now);
 
 typedef struct rf__kmulti rf__kmulti_t;

@@ -1,0 +1,671 @@
+/* solver/preempt.c: the greedy's preemption (solver/preempt.h,
+ * docs/preemption.md).
+ *
+ * Room. For a gang of priority P, the room on node n in resource r is
+ *   m0(n,r) + fV(n,r),   m0 = min over thresholds p of
+ *                             (allocatable - used + freed(<p) - demand(<=p)),
+ * the thresholds being P and the priorities >= P of the new pods already on
+ * n; freed(<p) is what the running gangs already preempted, of priority below
+ * p, use there, and fV what the victims chosen now use there (all below P, so
+ * they free room for every threshold). The contract's rule is
+ * demand(<=p) <= max(0, allocatable - used + freed(<p)) for every p; dropping
+ * the max(0, .) changes no answer to "do k pods fit", because where it would
+ * matter the room is <= 0 either way. Without any preemption on a node, m0 is
+ * allocatable - used - (all new pods there), the greedy's own view.
+ *
+ * Domains. A gang is placed here within one domain: of its deepest required
+ * or slice level, or any level below it (all its pods in one such domain meet
+ * every topology and slice rule, in any rank order); a gang without
+ * constraints may also take the whole cluster. In a domain, the candidate
+ * victims are the preemptible running gangs of priority below P, not yet
+ * preempted, with a pod on one of its nodes, sorted cheapest first (lowest
+ * priority, then fewest units, then fewest pods, then the most spread, whose
+ * eviction lowers the penalty most). The shortest prefix that makes the gang
+ * fit is found by bisection (fitting is monotone in the prefix), then each
+ * victim is dropped again if the gang still fits without it, most expensive
+ * first (at most S_PRUNE tries). The fit test fills the domain's nodes with
+ * the most room first, pod set by pod set, so the placement is compact.
+ *
+ * Choice. Among domains, the least value lost wins (priority by priority,
+ * highest first: units, then pods), then the lowest net penalty (the gang's
+ * penalty there minus the penalties of its victims, which no longer count),
+ * then the fewest victims, then the first domain in tree order. Gangs with
+ * bound pods are left to the greedy (their pods are pinned). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "preempt.h"
+#include "rackfit/answer.h"
+#include "rackfit/quantity.h"
+#include "tree.h"
+
+#define S_PRUNE     64 /* removal tries per domain after the bisection */
+#define S_MAX_PS    64 /* pod sets per gang (the greedy's limit too) */
+#define S_UNLIMITED RF_QTY_UNLIMITED
+
+/* ----------------------------------------------------------- data */
+
+typedef struct {
+    int32_t node;
+    int32_t count;
+} s_pl_t;
+
+/* A candidate domain's outcome. */
+typedef struct {
+    bool ok;
+    int32_t *victims; /* running gang indices */
+    int32_t n_victims;
+    double net_penalty;
+} s_choice_t;
+
+typedef struct {
+    const rf_problem_t *pb;
+    const rf__tree_t *t;
+    const rf_answer_t *ans;
+    const rf_gang_t *gang;
+    int64_t prio;
+    int32_t N, R;
+    int64_t target[S_MAX_PS];
+    int64_t *room;      /* [N * R]: m0 plus what the victims applied so far free */
+    uint8_t *elig;      /* [n_pod_sets * N] */
+    int32_t *vic_start; /* [N + 1]: candidate victims with pods on node n (CSR) */
+    int32_t *vic_list;
+    uint32_t *stamp; /* [n_running] */
+    uint32_t now;
+    int32_t *cand;  /* [n_running] candidates of the current domain */
+    int32_t *work;  /* [n_running] scratch for victim lists */
+    int64_t *wroom; /* [N * R] scratch room of the fit test */
+    int32_t *order; /* [N] nodes of the domain by room */
+    int64_t *fit;   /* [N] */
+    s_pl_t *pl;     /* [N * n_pod_sets] placements of the last successful fit test */
+    int32_t n_pl;
+    int32_t pl_end[S_MAX_PS]; /* pod set j's placements end here in pl */
+} s_pc_t;
+
+/* ------------------------------------------------------- room (m0) */
+
+/* Demand (new pods) or supply (preempted pods) at one priority on a node. */
+typedef struct {
+    int32_t node;
+    int64_t prio;
+    const int64_t *req;
+    int64_t count;
+} s_item_t;
+
+static int s_item_cmp(const void *a, const void *b)
+{
+    const s_item_t *x = a, *y = b;
+    if (x->node != y->node)
+        return (x->node > y->node) - (x->node < y->node);
+    return (x->prio > y->prio) - (x->prio < y->prio);
+}
+
+/* m0 on a node that a preempted gang frees, from its sorted items. */
+static void s_node_exact(s_pc_t *c, int32_t n, const s_item_t *dem, int32_t nd, const s_item_t *sup, int32_t ns)
+{
+    const rf_node_t *node = &c->pb->nodes[n];
+    int64_t *room = &c->room[(size_t)n * (size_t)c->R];
+    for (int32_t r = 0; r < c->R; r++) {
+        if (node->allocatable[r] == S_UNLIMITED) {
+            room[r] = S_UNLIMITED;
+            continue;
+        }
+        /* thresholds: P, then every demand priority above P */
+        int64_t best = INT64_MAX, dem_le = 0, freed_lt = 0;
+        int32_t a = 0, b = 0;
+        int64_t p = c->prio;
+        for (;;) {
+            for (; a < nd && dem[a].prio <= p; a++)
+                dem_le += dem[a].count * dem[a].req[r];
+            for (; b < ns && sup[b].prio < p; b++)
+                freed_lt += sup[b].count * sup[b].req[r];
+            int64_t v = node->allocatable[r] - node->used[r] + freed_lt - dem_le;
+            best = v < best ? v : best;
+            if (a == nd)
+                break;
+            p = dem[a].prio;
+        }
+        room[r] = best;
+    }
+}
+
+static bool s_push_item(s_item_t **v, int32_t *n, int32_t *cap, s_item_t it)
+{
+    if (*n == *cap) {
+        int32_t nc = *cap ? *cap * 2 : 64;
+        s_item_t *x = realloc(*v, sizeof *x * (size_t)nc);
+        if (!x)
+            return false;
+        *v = x;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = it;
+    return true;
+}
+
+static rf_status s_room(s_pc_t *c)
+{
+    const rf_problem_t *pb = c->pb;
+    const rf_answer_t *ans = c->ans;
+    int32_t R = c->R;
+    for (int32_t n = 0; n < c->N; n++)
+        for (int32_t r = 0; r < R; r++) {
+            const rf_node_t *node = &pb->nodes[n];
+            c->room[(size_t)n * R + r] =
+                node->allocatable[r] == S_UNLIMITED ? S_UNLIMITED : node->allocatable[r] - node->used[r];
+        }
+    for (int32_t g = 0; g < ans->n_gangs; g++) {
+        const rf_gang_answer_t *ga = &ans->gangs[g];
+        for (int32_t j = 0; ga->admitted && j < pb->gangs[g].n_pod_sets; j++)
+            for (int32_t k = 0; k < ga->pod_sets[j].n_placements; k++) {
+                const rf_placement_t *pl = &ga->pod_sets[j].placements[k];
+                int64_t *room = &c->room[(size_t)pl->node * R];
+                for (int32_t r = 0; r < R; r++)
+                    if (room[r] != S_UNLIMITED)
+                        room[r] -= pl->count * pb->gangs[g].pod_sets[j].requests[r];
+            }
+    }
+    /* nodes that preempted gangs free: per priority */
+    uint8_t *touched = calloc((size_t)c->N + 1, 1);
+    s_item_t *dem = NULL, *sup = NULL;
+    int32_t nd = 0, cd = 0, ns = 0, cs = 0;
+    rf_status rc = touched ? RF_OK : RF_ENOMEM;
+    for (int32_t i = 0; rc == RF_OK && i < ans->n_running; i++) {
+        if (!ans->running[i].preempted)
+            continue;
+        const rf_running_t *run = &pb->running[i];
+        for (int32_t j = 0; rc == RF_OK && j < run->n_pod_sets; j++)
+            for (int32_t k = 0; rc == RF_OK && k < run->pod_sets[j].n_placements; k++) {
+                const rf_run_placement_t *pl = &run->pod_sets[j].placements[k];
+                touched[pl->node] = 1;
+                if (!s_push_item(&sup, &ns, &cs,
+                                 (s_item_t){pl->node, run->priority, run->pod_sets[j].requests, pl->count}))
+                    rc = RF_ENOMEM;
+            }
+    }
+    for (int32_t g = 0; rc == RF_OK && ns > 0 && g < ans->n_gangs; g++) {
+        const rf_gang_answer_t *ga = &ans->gangs[g];
+        for (int32_t j = 0; ga->admitted && j < pb->gangs[g].n_pod_sets && rc == RF_OK; j++)
+            for (int32_t k = 0; k < ga->pod_sets[j].n_placements && rc == RF_OK; k++) {
+                const rf_placement_t *pl = &ga->pod_sets[j].placements[k];
+                if (touched[pl->node] && !s_push_item(&dem, &nd, &cd,
+                                                      (s_item_t){pl->node, pb->gangs[g].priority,
+                                                                 pb->gangs[g].pod_sets[j].requests, pl->count}))
+                    rc = RF_ENOMEM;
+            }
+    }
+    if (rc == RF_OK && ns > 0) {
+        if (nd > 1)
+            qsort(dem, (size_t)nd, sizeof *dem, s_item_cmp);
+        qsort(sup, (size_t)ns, sizeof *sup, s_item_cmp);
+        int32_t a = 0, b = 0;
+        while (b < ns) {
+            int32_t n = sup[b].node, b1 = b, a0;
+            while (b1 < ns && sup[b1].node == n)
+                b1++;
+            while (a < nd && dem[a].node < n)
+                a++;
+            a0 = a;
+            while (a < nd && dem[a].node == n)
+                a++;
+            s_node_exact(c, n, dem + a0, a - a0, sup + b, b1 - b);
+            b = b1;
+        }
+    }
+    free(touched);
+    free(dem);
+    free(sup);
+    return rc;
+}
+
+/* ------------------------------------------------------- victims */
+
+/* Apply (sign +1) or take back (-1) what running gang i frees. */
+static void s_free(s_pc_t *c, int32_t i, int sign)
+{
+    const rf_running_t *run = &c->pb->running[i];
+    for (int32_t j = 0; j < run->n_pod_sets; j++)
+        for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++) {
+            const rf_run_placement_t *pl = &run->pod_sets[j].placements[k];
+            int64_t *room = &c->room[(size_t)pl->node * (size_t)c->R];
+            for (int32_t r = 0; r < c->R; r++)
+                if (room[r] != S_UNLIMITED)
+                    room[r] += sign * pl->count * run->pod_sets[j].requests[r];
+        }
+}
+
+/* Cheapest first: lowest priority, fewest units, fewest pods, most spread. */
+static const rf_problem_t *s_sort_pb; /* qsort has no context; set around each sort */
+
+static int s_victim_cmp(const void *a, const void *b)
+{
+    const rf_running_t *x = &s_sort_pb->running[*(const int32_t *)a], *y = &s_sort_pb->running[*(const int32_t *)b];
+    if (x->priority != y->priority)
+        return x->priority < y->priority ? -1 : 1;
+    if (x->units != y->units)
+        return x->units < y->units ? -1 : 1;
+    if (x->pods != y->pods)
+        return x->pods < y->pods ? -1 : 1;
+    if (x->penalty != y->penalty)
+        return x->penalty > y->penalty ? -1 : 1;
+    return (*(const int32_t *)a > *(const int32_t *)b) - (*(const int32_t *)a < *(const int32_t *)b);
+}
+
+/* Candidate victims with a pod under domain d (nodes [lo, hi) of
+ * node_order), sorted cheapest first, into c->cand. */
+static int32_t s_candidates(s_pc_t *c, int32_t lo, int32_t hi)
+{
+    int32_t n = 0;
+    if (++c->now == 0) {
+        memset(c->stamp, 0, sizeof *c->stamp * (size_t)c->pb->n_running);
+        c->now = 1;
+    }
+    for (int32_t q = lo; q < hi; q++) {
+        int32_t node = c->t->node_order[q];
+        for (int32_t v = c->vic_start[node]; v < c->vic_start[node + 1]; v++) {
+            int32_t i = c->vic_list[v];
+            if (c->stamp[i] != c->now) {
+                c->stamp[i] = c->now;
+                c->cand[n++] = i;
+            }
+        }
+    }
+    s_sort_pb = c->pb;
+    qsort(c->cand, (size_t)n, sizeof *c->cand, s_victim_cmp);
+    s_sort_pb = NULL;
+    return n;
+}
+
+/* ------------------------------------------------------- fit test */
+
+static const int64_t *s_sort_fit;
+
+static int s_fit_cmp(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    if (s_sort_fit[x] != s_sort_fit[y])
+        return s_sort_fit[x] > s_sort_fit[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Pods of `req` that fit in `room` (one node's row). */
+static int64_t s_fits(const s_pc_t *c, const int64_t *room, const int64_t *req, int64_t cap)
+{
+    int64_t best = cap;
+    for (int32_t r = 0; r < c->R; r++) {
+        if (req[r] <= 0 || room[r] == S_UNLIMITED)
+            continue;
+        if (room[r] < req[r])
+            return 0;
+        int64_t f = room[r] / req[r];
+        best = f < best ? f : best;
+    }
+    return best;
+}
+
+/* Can the gang's targets be placed on nodes [lo, hi) of node_order with the
+ * current room? Fills c->pl on success: per pod set, the nodes with the most
+ * room first. */
+static bool s_fit_test(s_pc_t *c, int32_t lo, int32_t hi)
+{
+    const rf_gang_t *g = c->gang;
+    int32_t m = hi - lo, R = c->R;
+    for (int32_t q = 0; q < m; q++) {
+        int32_t node = c->t->node_order[lo + q];
+        memcpy(&c->wroom[(size_t)q * R], &c->room[(size_t)node * R], sizeof *c->wroom * (size_t)R);
+    }
+    c->n_pl = 0;
+    for (int32_t j = 0; j < g->n_pod_sets; j++) {
+        const int64_t *req = g->pod_sets[j].requests;
+        int64_t need = c->target[j], total = 0;
+        for (int32_t q = 0; q < m; q++) {
+            int32_t node = c->t->node_order[lo + q];
+            c->fit[q] = c->elig[(size_t)j * c->N + node] ? s_fits(c, &c->wroom[(size_t)q * R], req, need) : 0;
+            total += c->fit[q];
+            c->order[q] = q;
+        }
+        if (total < need)
+            return false;
+        s_sort_fit = c->fit;
+        qsort(c->order, (size_t)m, sizeof *c->order, s_fit_cmp);
+        s_sort_fit = NULL;
+        for (int32_t q = 0; q < m && need > 0; q++) {
+            int32_t at = c->order[q];
+            int64_t k = c->fit[at] < need ? c->fit[at] : need;
+            if (k <= 0)
+                break;
+            need -= k;
+            int64_t *row = &c->wroom[(size_t)at * R];
+            for (int32_t r = 0; r < R; r++)
+                if (row[r] != S_UNLIMITED)
+                    row[r] -= k * req[r];
+            c->pl[c->n_pl++] = (s_pl_t){c->t->node_order[lo + at], (int32_t)k};
+        }
+        c->pl_end[j] = c->n_pl;
+    }
+    return true;
+}
+
+/* The gang's penalty for the placements in c->pl. */
+static double s_penalty(const s_pc_t *c)
+{
+    const rf_problem_t *pb = c->pb;
+    double pen = 0;
+    for (int32_t l = 0; l < pb->n_levels; l++) {
+        int32_t d = 0;
+        for (int32_t k = 0; k < c->n_pl; k++) {
+            int32_t id = rf__tree_node_dom(c->t, c->pl[k].node, l);
+            bool seen = false;
+            for (int32_t q = 0; q < k && !seen; q++)
+                seen = rf__tree_node_dom(c->t, c->pl[q].node, l) == id;
+            d += !seen;
+        }
+        if (d > 1)
+            pen += pb->level_costs[l] * (double)(d - 1);
+    }
+    return c->gang->bandwidth * pen;
+}
+
+/* ------------------------------------------------------- one domain */
+
+/* < 0 when choice a is better than b (both ok): the value lost, priority by
+ * priority from the highest; then the net penalty; then fewer victims. */
+static int s_choice_cmp(const rf_problem_t *pb, const s_choice_t *a, const s_choice_t *b)
+{
+    /* victim lists are sorted cheapest first: lowest priority first */
+    int32_t i = a->n_victims - 1, j = b->n_victims - 1;
+    while (i >= 0 || j >= 0) {
+        int64_t pa = i >= 0 ? pb->running[a->victims[i]].priority : INT64_MIN;
+        int64_t pr = j >= 0 ? pb->running[b->victims[j]].priority : INT64_MIN;
+        int64_t p = pa > pr ? pa : pr, ua = 0, ub = 0, qa = 0, qb = 0;
+        for (; i >= 0 && pb->running[a->victims[i]].priority == p; i--) {
+            ua += pb->running[a->victims[i]].units;
+            qa += pb->running[a->victims[i]].pods;
+        }
+        for (; j >= 0 && pb->running[b->victims[j]].priority == p; j--) {
+            ub += pb->running[b->victims[j]].units;
+            qb += pb->running[b->victims[j]].pods;
+        }
+        if (ua != ub)
+            return ua < ub ? -1 : 1;
+        if (qa != qb)
+            return qa < qb ? -1 : 1;
+    }
+    if (a->net_penalty < b->net_penalty - 1e-9 || a->net_penalty > b->net_penalty + 1e-9)
+        return a->net_penalty < b->net_penalty ? -1 : 1;
+    return (a->n_victims > b->n_victims) - (a->n_victims < b->n_victims);
+}
+
+/* The cheapest victims that make the gang fit under nodes [lo, hi), into
+ * out (victims in c->work, copied by the caller when kept). Leaves c->room
+ * as it found it. */
+static void s_domain(s_pc_t *c, int32_t lo, int32_t hi, s_choice_t *out)
+{
+    out->ok = false;
+    int32_t k = s_candidates(c, lo, hi);
+    /* the shortest prefix that fits: all of them first, then bisection */
+    for (int32_t v = 0; v < k; v++)
+        s_free(c, c->cand[v], +1);
+    bool fits_all = s_fit_test(c, lo, hi);
+    for (int32_t v = 0; v < k; v++)
+        s_free(c, c->cand[v], -1);
+    if (!fits_all)
+        return;
+    int32_t bad = -1, good = k; /* prefix length: bad does not fit, good does */
+    while (good - bad > 1) {
+        int32_t mid = bad + (good - bad) / 2;
+        for (int32_t v = 0; v < mid; v++)
+            s_free(c, c->cand[v], +1);
+        bool ok = s_fit_test(c, lo, hi);
+        for (int32_t v = 0; v < mid; v++)
+            s_free(c, c->cand[v], -1);
+        if (ok)
+            good = mid;
+        else
+            bad = mid;
+    }
+    /* drop victims the gang does not need, most expensive first */
+    int32_t n = good;
+    memcpy(c->work, c->cand, sizeof *c->work * (size_t)n);
+    for (int32_t v = 0; v < n; v++)
+        s_free(c, c->work[v], +1);
+    for (int32_t v = n - 1, tries = 0; v >= 0 && tries < S_PRUNE; v--, tries++) {
+        s_free(c, c->work[v], -1);
+        if (s_fit_test(c, lo, hi)) {
+            memmove(&c->work[v], &c->work[v + 1], sizeof *c->work * (size_t)(n - v - 1));
+            n--;
+        } else {
+            s_free(c, c->work[v], +1);
+        }
+    }
+    bool ok = s_fit_test(c, lo, hi); /* the placement with exactly these victims */
+    double net = ok ? s_penalty(c) : 0;
+    for (int32_t v = 0; v < n; v++) {
+        s_free(c, c->work[v], -1);
+        net -= c->pb->running[c->work[v]].penalty;
+    }
+    out->ok = ok;
+    out->victims = c->work;
+    out->n_victims = n;
+    out->net_penalty = net;
+}
+
+/* ------------------------------------------------------- interface */
+
+/* The deepest level the gang's constraints name, or -1. */
+static int32_t s_deepest(const rf_gang_t *g)
+{
+    int32_t l = g->topology.required;
+    for (int32_t j = 0; j < g->n_pod_sets; j++) {
+        const rf_pod_set_t *ps = &g->pod_sets[j];
+        if (ps->topology.required > l)
+            l = ps->topology.required;
+        if (ps->slice.size > 1 && ps->slice.level > l)
+            l = ps->slice.level;
+    }
+    return l;
+}
+
+/* Is any lower-priority running gang preemptible now, or already preempted? */
+static bool s_worth_trying(const rf_problem_t *pb, const rf_answer_t *ans, int32_t gang)
+{
+    const rf_gang_t *g = &pb->gangs[gang];
+    if (pb->options.preemption == RF_PREEMPT_NEVER || g->n_pod_sets > S_MAX_PS)
+        return false;
+    for (int32_t j = 0; j < g->n_pod_sets; j++)
+        if (g->pod_sets[j].n_bound > 0)
+            return false;
+    for (int32_t i = 0; i < pb->n_running; i++)
+        if (pb->running[i].priority < g->priority && (pb->running[i].preemptible || ans->running[i].preempted))
+            return true;
+    return false;
+}
+
+static rf_status s_alloc(s_pc_t *c)
+{
+    const rf_problem_t *pb = c->pb;
+    size_t N = (size_t)c->N, R = (size_t)c->R, K = (size_t)pb->n_running, P = (size_t)c->gang->n_pod_sets;
+    c->room = malloc(sizeof *c->room * (N * R + 1));
+    c->wroom = malloc(sizeof *c->wroom * (N * R + 1));
+    c->elig = malloc(P * N + 1);
+    c->vic_start = calloc(N + 2, sizeof *c->vic_start);
+    c->stamp = calloc(K + 1, sizeof *c->stamp);
+    c->cand = malloc(sizeof *c->cand * (K + 1));
+    c->work = malloc(sizeof *c->work * (K + 1));
+    c->order = malloc(sizeof *c->order * (N + 1));
+    c->fit = malloc(sizeof *c->fit * (N + 1));
+    c->pl = malloc(sizeof *c->pl * (N * P + 1));
+    if (!c->room || !c->wroom || !c->elig || !c->vic_start || !c->stamp || !c->cand || !c->work || !c->order ||
+        !c->fit || !c->pl)
+        return RF_ENOMEM;
+    /* candidate victims per node (CSR) */
+    int32_t total = 0;
+    for (int32_t pass = 0; pass < 2; pass++) {
+        for (int32_t i = 0; i < pb->n_running; i++) {
+            const rf_running_t *run = &pb->running[i];
+            if (!run->preemptible || c->ans->running[i].preempted || run->priority >= c->prio)
+                continue;
+            for (int32_t j = 0; j < run->n_pod_sets; j++)
+                for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++) {
+                    int32_t n = run->pod_sets[j].placements[k].node;
+                    if (pass == 0) {
+                        c->vic_start[n + 2]++;
+                        total++;
+                    } else {
+                        c->vic_list[c->vic_start[n + 1]++] = i;
+                    }
+                }
+        }
+        if (pass == 0) {
+            for (size_t n = 0; n < N; n++)
+                c->vic_start[n + 2] += c->vic_start[n + 1];
+            if (!(c->vic_list = malloc(sizeof *c->vic_list * (size_t)(total + 1))))
+                return RF_ENOMEM;
+        }
+    }
+    /* a running gang with two pod sets on one node is listed twice there:
+     * s_candidates dedupes by stamp */
+    for (size_t j = 0; j < P; j++)
+        for (int32_t n = 0; n < c->N; n++)
+            c->elig[j * N + (size_t)n] = rf_node_admits(pb, n, &c->gang->pod_sets[j]);
+    return s_room(c);
+}
+
+static void s_release(s_pc_t *c)
+{
+    free(c->room);
+    free(c->wroom);
+    free(c->elig);
+    free(c->vic_start);
+    free(c->vic_list);
+    free(c->stamp);
+    free(c->cand);
+    free(c->work);
+    free(c->order);
+    free(c->fit);
+    free(c->pl);
+}
+
+/* Every candidate domain with the current targets; the best into *best
+ * (victims copied into best_v). */
+static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t *best_lo, int32_t *best_hi)
+{
+    const rf__tree_t *t = c->t;
+    int32_t deepest = s_deepest(c->gang);
+    best->ok = false;
+    for (int32_t l = deepest < 0 ? -1 : deepest; l < t->n_levels; l++) {
+        int32_t d0 = l < 0 ? 0 : t->level_start[l], d1 = l < 0 ? 1 : t->level_start[l + 1];
+        for (int32_t d = d0; d < d1; d++) {
+            int32_t lo = l < 0 ? 0 : t->node_start[d], hi = l < 0 ? t->n_in_tree : t->node_end[d];
+            s_choice_t ch;
+            s_domain(c, lo, hi, &ch);
+            if (!ch.ok || (best->ok && s_choice_cmp(c->pb, &ch, best) >= 0))
+                continue;
+            memcpy(best_v, ch.victims, sizeof *best_v * (size_t)ch.n_victims);
+            *best = ch;
+            best->victims = best_v;
+            *best_lo = lo;
+            *best_hi = hi;
+        }
+    }
+}
+
+rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, rf_answer_t *ans, bool *placed)
+{
+    *placed = false;
+    if (!s_worth_trying(pb, ans, gang) || tree->n_in_tree == 0)
+        return RF_OK;
+    s_pc_t c = {.pb = pb,
+                .t = tree,
+                .ans = ans,
+                .gang = &pb->gangs[gang],
+                .prio = pb->gangs[gang].priority,
+                .N = pb->n_nodes,
+                .R = pb->n_resources};
+    int32_t *best_v = malloc(sizeof *best_v * (size_t)(pb->n_running + 1));
+    rf_status rc = best_v ? s_alloc(&c) : RF_ENOMEM;
+    s_choice_t best = {.ok = false};
+    int32_t lo = 0, hi = 0;
+    for (int pass = 0; rc == RF_OK && pass < 2 && !best.ok; pass++) {
+        bool differs = false;
+        for (int32_t j = 0; j < c.gang->n_pod_sets; j++) {
+            const rf_pod_set_t *ps = &c.gang->pod_sets[j];
+            c.target[j] = pass == 0 ? ps->count : ps->min_count;
+            differs |= ps->min_count != ps->count;
+        }
+        if (pass == 1 && !differs)
+            break;
+        s_all_domains(&c, best_v, &best, &lo, &hi);
+    }
+    if (rc == RF_OK && best.ok) {
+        for (int32_t v = 0; v < best.n_victims; v++)
+            s_free(&c, best.victims[v], +1);
+        if (!s_fit_test(&c, lo, hi)) {
+            rc = RF_EINTERNAL; /* it fitted a moment ago with the same room */
+        } else {
+            /* placements in pod set order; rank order within a pod set is free
+             * (the whole gang sits in one domain of its deepest level) */
+            int32_t k = 0;
+            for (int32_t j = 0; j < c.gang->n_pod_sets && rc == RF_OK; j++)
+                for (; k < c.pl_end[j] && rc == RF_OK; k++)
+                    rc = rf_answer_add(ans, gang, j, c.pl[k].node, c.pl[k].count);
+            for (int32_t v = 0; v < best.n_victims && rc == RF_OK; v++)
+                rc = rf_answer_preempt(ans, best.victims[v], true);
+            if (rc == RF_OK) {
+                ans->gangs[gang].admitted = true;
+                *placed = true;
+            } else {
+                rf_answer_gang_reset(ans, gang);
+            }
+        }
+    }
+    free(best_v);
+    s_release(&c);
+    return rc;
+}
+
+rf_status rf__preempt_settle(rf_answer_t *ans)
+{
+    const rf_problem_t *pb = ans->problem;
+    int32_t n_pre = 0;
+    for (int32_t i = 0; i < ans->n_running; i++)
+        n_pre += ans->running[i].preempted;
+    if (n_pre == 0)
+        return RF_OK;
+    /* node -> the highest priority of the new pods there */
+    int64_t *top = malloc(sizeof *top * (size_t)(pb->n_nodes + 1));
+    uint8_t *has = calloc((size_t)pb->n_nodes + 1, 1);
+    if (!top || !has) {
+        free(top);
+        free(has);
+        return RF_ENOMEM;
+    }
+    for (int32_t g = 0; g < ans->n_gangs; g++) {
+        const rf_gang_answer_t *ga = &ans->gangs[g];
+        for (int32_t j = 0; ga->admitted && j < pb->gangs[g].n_pod_sets; j++)
+            for (int32_t k = 0; k < ga->pod_sets[j].n_placements; k++) {
+                int32_t n = ga->pod_sets[j].placements[k].node;
+                if (ga->pod_sets[j].placements[k].count <= 0)
+                    continue;
+                if (!has[n] || pb->gangs[g].priority > top[n])
+                    top[n] = pb->gangs[g].priority;
+                has[n] = 1;
+            }
+    }
+    for (int32_t i = 0; i < ans->n_running; i++) {
+        if (!ans->running[i].preempted)
+            continue;
+        const rf_running_t *run = &pb->running[i];
+        bool found = false;
+        for (int32_t j = 0; j < run->n_pod_sets && !found; j++)
+            for (int32_t k = 0; k < run->pod_sets[j].n_placements && !found; k++) {
+                int32_t n = run->pod_sets[j].placements[k].node;
+                found = has[n] && top[n] > run->priority;
+            }
+        if (!found)
+            rf_answer_preempt(ans, i, false);
+    }
+    free(top);
+    free(has);
+    return RF_OK;
+}

@@ -1,0 +1,44 @@
+/* solver/preempt.h: topology-aware preemption for the greedy
+ * (PLACEMENT-MODEL.md, "Running gangs and preemption"; docs/preemption.md).
+ *
+ * The greedy calls rf__preempt_try for a gang it could not place. The call
+ * is stateless: it reads what it needs from the answer so far (the admitted
+ * gangs' placements, the running gangs already preempted), so the greedy
+ * keeps no preemption state. It returns quickly (O(running gangs)) when no
+ * running gang of lower priority is preemptible or already preempted.
+ *
+ * Contract with the caller:
+ * - on *placed, the gang has its placements in `ans` (rf_answer_add, new
+ *   pods only; gangs with bound pods are never placed here) and its victims
+ *   are marked (rf_answer_preempt); the caller takes the placements out of
+ *   its own capacity view. That view never includes freed room, so it may
+ *   go below zero on a victim's nodes and stays safe for every later gang:
+ *   a later gang that only fits in freed room fails in the greedy and comes
+ *   back here, where the freed room is counted exactly, per priority;
+ * - rf__preempt_settle keeps again every preempted gang that no admitted gang
+ *   of higher priority still preempts (after a pass that moved gangs, such
+ *   as the greedy's polish): always feasible, since only gangs above it
+ *   could use its room. */
+#ifndef RACKFIT_SOLVER_PREEMPT_H
+#define RACKFIT_SOLVER_PREEMPT_H
+
+#include <stdbool.h>
+
+#include "rackfit/answer.h"
+#include "rackfit/problem.h"
+#include "tree.h"
+
+/* Try to admit gang `gang` (not admitted in `ans`) by preempting whole,
+ * preemptible running gangs of lower priority: in every candidate domain
+ * (at or below the gang's deepest required or slice level; the whole cluster
+ * too when it has none) the cheapest victims that make the gang fit are
+ * chosen (least value lost, priority by priority from the highest, then the
+ * least penalty of what is kept and placed), and the best domain wins. First
+ * with every pod set at `count`, then at `min_count`. *placed false: nothing
+ * changed. RF_ENOMEM on allocation failure (the answer is then unchanged). */
+rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, rf_answer_t *ans, bool *placed);
+
+/* Keep every preempted running gang that has no preemptor left in `ans`. */
+rf_status rf__preempt_settle(rf_answer_t *ans);
+
+#endif

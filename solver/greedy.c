@@ -32,6 +32,7 @@
 #include "context.h"
 #include "eligible.h"
 #include "greedy.h"
+#include "preempt.h"
 #include "rackfit/answer.h"
 #include "rackfit/quantity.h"
 #include "rackfit/solve.h"
@@ -1474,6 +1475,16 @@ static rf_status s_place_gang(s_ctx_t *c, int32_t gi, rf_answer_t *ans, bool *ad
         rc = RF_ENOMEM;
         goto done;
     }
+    /* preemption (solver/preempt.c counts the freed room, per priority) */
+    bool by_preemption = false;
+    if ((rc = rf__preempt_try(c->pb, &c->tree, gi, ans, &by_preemption)) != RF_OK || by_preemption) {
+        for (int32_t p = 0; by_preemption && p < g->n_pod_sets; p++)
+            for (int32_t k = 0; k < ans->gangs[gi].pod_sets[p].n_placements; k++)
+                s_apply(c, &g->pod_sets[p], ans->gangs[gi].pod_sets[p].placements[k].node,
+                        ans->gangs[gi].pod_sets[p].placements[k].count, +1);
+        *admitted = by_preemption;
+        goto done;
+    }
     s_explain(c, gv, ans);
 done:
     free(gv);
@@ -1656,7 +1667,8 @@ rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, boo
             goto done;
         }
     }
-    rc = rf_answer_finish(ans);
+    if ((rc = rf__preempt_settle(ans)) == RF_OK) /* victims whose preemptor moved away are kept */
+        rc = rf_answer_finish(ans);
     if (rc != RF_OK) {
         rf_error_set(err, rc, "", "out of memory finishing the answer");
         goto done;
@@ -1678,6 +1690,8 @@ rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, boo
             all &= pods == ps->count;
         }
     }
+    bound += rf_answer_kept_penalty(ans); /* kept running gangs: a constant of this answer */
+    all = all && ans->summary.preempted == 0;
     if (bound > ans->summary.penalty)
         bound = ans->summary.penalty; /* never claim more than we have */
     ans->summary.penalty_bound = bound;

@@ -32,6 +32,11 @@ packages=(
     python3-prometheus-client # the metrics tests parse /metrics with its text parser
     python3-yaml         # the watcher's deploy/ test (manifests rendered and checked)
     openssl              # the watcher's TLS test makes its own CA (skipped, not failed, without it)
+    libibmad-dev         # rackfit-probe: directed-route SMPs (probe/ibmad.c; pulls libibumad-dev)
+    libibumad-dev        # rackfit-probe: local InfiniBand ports
+    ibsim-utils          # rackfit-probe's InfiniBand test: a simulated fabric (ibsim, libumad2sim)
+    infiniband-diags     # rackfit-probe's InfiniBand test: smpquery against the simulated fabric
+    lldpd                # rackfit-probe: lldpcli (live LLDP) and its tests
     gnuplot-nox          # rackfit-bench sim's plots (PNG and SVG; without it the report has tables only)
 )
 

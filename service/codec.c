@@ -504,14 +504,15 @@ static rf_status s_convert(s_dec_t *d, const msgpack_object *o, rf_doc_t *out)
     return rf_error_set(d->err, RF_EPARSE, s_path(d), "unknown MessagePack type");
 }
 
-rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena, rf_doc_t **out,
-                        rf_error_t *err)
+static rf_status s_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena,
+                          rf_doc_t **out, rf_error_t *err, bool scanned)
 {
     if (out)
         *out = NULL;
     if (!arena || !out || (!data && len > 0))
         return rf_error_set(err, RF_EINVAL, "", "rf__mp_decode: NULL argument");
-    RF_CALL(rf__mp_prescan(data, len, limits, NULL, err));
+    if (!scanned)
+        RF_CALL(rf__mp_prescan(data, len, limits, NULL, err));
 
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);
@@ -535,6 +536,18 @@ rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *lim
     }
     msgpack_unpacked_destroy(&u);
     return st;
+}
+
+rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena, rf_doc_t **out,
+                        rf_error_t *err)
+{
+    return s_decode(data, len, limits, arena, out, err, false);
+}
+
+rf_status rf__mp_decode_prescanned(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena,
+                                   rf_doc_t **out, rf_error_t *err)
+{
+    return s_decode(data, len, limits, arena, out, err, true);
 }
 
 /* --------------------------------------------------------------- writer */

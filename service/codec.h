@@ -68,6 +68,12 @@ rf_status rf__mp_prescan(const void *data, size_t len, const rf__mp_limits_t *li
 rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena, rf_doc_t **out,
                         rf_error_t *err);
 
+/* Stages 3 and 4 only: the caller ran rf__mp_prescan on exactly these
+ * bytes with these limits and it passed (rackfitd's main thread does, to
+ * choose a lane), so the bytes are not walked twice. */
+rf_status rf__mp_decode_prescanned(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena,
+                                   rf_doc_t **out, rf_error_t *err);
+
 /* ------------------------------------------------------------- encoding */
 
 typedef struct rf__mp_writer rf__mp_writer_t;

@@ -31,6 +31,8 @@ static const s_field_t s_fields[] = {
     S_F("solver_workers", S_I32, solver_workers, 0, 1024),
     S_F("fast_queue", S_I32, fast_queue, 1, 1000000),
     S_F("solver_queue", S_I32, solver_queue, 1, 1000000),
+    S_F("fast_queue_bytes", S_I64, fast_queue_bytes, 1, INT64_MAX),
+    S_F("solver_queue_bytes", S_I64, solver_queue_bytes, 1, INT64_MAX),
     S_F("big_message_bytes", S_I64, big_message_bytes, 0, INT64_MAX),
     S_F("allow_insecure", S_BOOL, allow_insecure, 0, 1),
     S_F("solver_threads", S_I32, ops.solver_threads, 0, 4096),
@@ -60,8 +62,12 @@ void rf__config_init(rf__server_config_t *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->fast_threads = 0;
     cfg->solver_workers = 1;
-    cfg->fast_queue = 1024;
-    cfg->solver_queue = 64;
+    /* Lanes are bounded by bytes first (a request's bytes bound what
+     * decoding it costs); the counts only cap the rings. */
+    cfg->fast_queue = 65536;
+    cfg->solver_queue = 4096;
+    cfg->fast_queue_bytes = 64 * 1024 * 1024;
+    cfg->solver_queue_bytes = 256 * 1024 * 1024;
     cfg->big_message_bytes = 256 * 1024;
     cfg->log_level = RF_LOG_INFO;
     rf__ops_config_default(&cfg->ops);
@@ -72,6 +78,8 @@ void rf__config_fini(rf__server_config_t *cfg)
     for (int32_t i = 0; i < cfg->n_listen; i++)
         free(cfg->listen[i]);
     free(cfg->allowed);
+    free(cfg->metrics_listen);
+    cfg->metrics_listen = NULL;
     memset(cfg->curve_secret, 0, sizeof cfg->curve_secret);
     cfg->n_listen = 0;
     cfg->allowed = NULL;
@@ -157,6 +165,14 @@ rf_status rf__config_set(rf__server_config_t *cfg, const char *key, const char *
         if (!(cfg->listen[cfg->n_listen] = strdup(value)))
             return rf_error_set(err, RF_ENOMEM, "", "out of memory");
         cfg->n_listen++;
+        return RF_OK;
+    }
+    if (strcmp(key, "metrics_listen") == 0) {
+        char *v = strdup(value);
+        if (!v)
+            return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        free(cfg->metrics_listen);
+        cfg->metrics_listen = v;
         return RF_OK;
     }
     if (strcmp(key, "log_level") == 0) {

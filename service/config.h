@@ -26,6 +26,9 @@ typedef struct {
     int32_t solver_workers; /* solver lane workers; 0: 1 */
     int32_t fast_queue;     /* requests waiting per lane before `busy` */
     int32_t solver_queue;
+    int64_t fast_queue_bytes; /* bytes of requests waiting per lane before `busy` */
+    int64_t solver_queue_bytes;
+    char *metrics_listen;      /* HOST:PORT of /metrics, /healthz, /readyz; NULL: off. Owned */
     int64_t big_message_bytes; /* larger requests go to the solver lane unscanned */
     bool allow_insecure;       /* plain mode on endpoints other than loopback */
     bool curve;                /* curve_secret_key set */

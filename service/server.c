@@ -3,17 +3,22 @@
  *
  * Threads and sockets (a ZeroMQ socket belongs to one thread):
  * - the main thread owns the ROUTER (every --listen endpoint) and a PULL
- *   socket; it reads requests, pre-scans them (small ones), puts them on a
- *   lane's bounded queue or answers `busy` at once, and forwards the replies
- *   the workers PUSH back to it, so it alone writes to the ROUTER;
+ *   socket; it reads requests, pre-scans the small ones (once: the worker
+ *   does not scan them again), puts each on a lane (service/lanes.h) or
+ *   answers `busy` at once, and forwards the replies the workers PUSH back
+ *   to it, so it alone writes to the ROUTER;
  * - lanes: `fast` (greedy solves and every other op) and `solver` (ilp and
  *   auto solves, and requests larger than big_message_bytes), each with its
- *   own workers and queue, so a slow solve never holds up small requests;
+ *   own workers and a queue bounded by requests and bytes, so a slow solve
+ *   never holds up small requests;
  * - with CURVE, a ZAP handler thread (RFC 27) on inproc://zeromq.zap.01
  *   accepts only the configured client keys; others get no connection.
  *   Its socket is bound before the ROUTER binds, and the server does not
  *   start without it (libzmq admits CURVE clients unchecked when nothing is
- *   bound there).
+ *   bound there);
+ * - with --metrics-listen, libmicrohttpd's thread (base/httpd.h) serves
+ *   /metrics, /healthz and /readyz (ready once every endpoint is bound,
+ *   not ready again from SIGTERM on);
  * - the workers' PUSH sockets and writers are made before the workers
  *   start; a worker that cannot start stops the server (exit 3).
  * Invariants: every request that reaches the main thread gets exactly one
@@ -27,15 +32,16 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <zmq.h>
 
+#include "clock.h"
+#include "httpd.h"
+#include "lanes.h"
 #include "log.h"
 #include "ops.h"
 #include "rackfit/rackfit.h"
@@ -43,6 +49,8 @@
 #define S_REPLIES_ENDPOINT "inproc://rackfitd-replies"
 #define S_ZAP_ENDPOINT     "inproc://zeromq.zap.01"
 #define S_N_LANES          2
+#define S_FAST             0
+#define S_SOLVER           1
 #define S_ENV_MAX          4 /* routing frames before the delimiter: identity, REQ_CORRELATE's id, ... */
 
 /* --------------------------------------------------------- data structures */
@@ -52,25 +60,31 @@ typedef struct {
     int n_env;
     zmq_msg_t payload;
     double received_ms;
+    bool scanned; /* the main thread pre-scanned the payload */
 } s_job_t;
 
 typedef struct {
-    const char *name;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    s_job_t **ring;
-    int32_t cap, head, len;
-    bool closed;
-    int32_t n_workers;
+    rf__lane_t q;
+    int32_t n_workers; /* started: those to join */
     pthread_t *workers;
 } s_lane_t;
+
+typedef enum { S_STARTING = 0, S_SERVING, S_STOPPING } s_phase_t;
 
 typedef struct {
     const rf__server_config_t *cfg;
     void *ctx;
     rf__ops_t *ops;
     s_lane_t lanes[S_N_LANES];
+    int lanes_ready;
     atomic_int in_flight;
+    atomic_int phase; /* s_phase_t, for /readyz */
+    void *router, *pull;
+    pthread_t zap;
+    bool zap_started;
+    rf__mp_writer_t *w; /* the main thread's, for replies it makes itself */
+    rf__httpd_t *httpd;
+    sigset_t old_mask;
 } s_server_t;
 
 /* Made by the main thread, so that a worker that cannot start is a startup
@@ -113,8 +127,9 @@ static void s_free_buf(void *data, void *hint)
     free(data);
 }
 
-static void s_job_free(s_job_t *j)
+static void s_job_free(void *job)
 {
+    s_job_t *j = job;
     if (!j)
         return;
     for (int i = 0; i < j->n_env; i++)
@@ -135,48 +150,25 @@ static bool s_is_loopback(const char *ep)
     return strncmp(h, "127.", 4) == 0 || strncmp(h, "localhost:", 10) == 0 || strncmp(h, "[::1]:", 6) == 0;
 }
 
-static bool s_lane_push(s_lane_t *l, s_job_t *j)
-{
-    pthread_mutex_lock(&l->mu);
-    bool ok = !l->closed && l->len < l->cap;
-    if (ok) {
-        l->ring[(l->head + l->len) % l->cap] = j;
-        l->len++;
-        pthread_cond_signal(&l->cv);
-    }
-    pthread_mutex_unlock(&l->mu);
-    return ok;
-}
-
-/* NULL when the lane is closed and empty. */
-static s_job_t *s_lane_pop(s_lane_t *l)
-{
-    pthread_mutex_lock(&l->mu);
-    while (l->len == 0 && !l->closed)
-        pthread_cond_wait(&l->cv, &l->mu);
-    s_job_t *j = NULL;
-    if (l->len > 0) {
-        j = l->ring[l->head];
-        l->head = (l->head + 1) % l->cap;
-        l->len--;
-    }
-    pthread_mutex_unlock(&l->mu);
-    return j;
-}
-
 static void s_lane_info(void *arg, rf__lane_info_t *out)
 {
     s_server_t *s = arg;
     out->lanes = S_N_LANES;
     for (int i = 0; i < S_N_LANES; i++) {
         s_lane_t *l = &s->lanes[i];
-        out->lane_name[i] = l->name;
+        out->lane_name[i] = l->q.name;
         out->lane_threads[i] = l->n_workers;
-        out->lane_queue_cap[i] = l->cap;
-        pthread_mutex_lock(&l->mu);
-        out->lane_queue_len[i] = l->len;
-        pthread_mutex_unlock(&l->mu);
+        out->lane_queue_cap[i] = l->q.cap;
+        out->lane_queue_cap_bytes[i] = l->q.cap_bytes;
+        rf__lane_depth(&l->q, &out->lane_queue_len[i], &out->lane_queue_bytes[i]);
     }
+}
+
+static const char *s_not_ready(void *arg)
+{
+    s_server_t *s = arg;
+    int ph = atomic_load(&s->phase);
+    return ph == S_SERVING ? NULL : ph == S_STARTING ? "starting" : "stopping";
 }
 
 /* Send [envelope...][reply] on a PUSH socket (to the main thread); takes
@@ -205,29 +197,27 @@ static void *s_worker(void *arg)
 {
     s_worker_arg_t self = *(s_worker_arg_t *)arg;
     free(arg);
-    s_worker_arg_t *wa = &self;
-    s_server_t *srv = wa->srv;
-    void *push = wa->push;
-    rf__mp_writer_t *w = wa->w;
+    s_server_t *srv = self.srv;
     s_job_t *j;
-    while ((j = s_lane_pop(wa->lane)) != NULL) {
+    while ((j = rf__lane_pop(&self.lane->q)) != NULL) {
         size_t len = 0;
-        rf__ops_handle(srv->ops, zmq_msg_data(&j->payload), zmq_msg_size(&j->payload), j->received_ms, w);
-        void *reply = rf__mp_writer_take(w, &len);
+        rf__ops_handle(srv->ops, zmq_msg_data(&j->payload), zmq_msg_size(&j->payload), j->scanned, j->received_ms,
+                       self.w);
+        void *reply = rf__mp_writer_take(self.w, &len);
         /* Every path that forwards no reply gives the request back to
          * in_flight here (the main thread counts down only what it gets). */
         if (!reply) {
-            rf__log(RF_LOG_ERROR, "%s worker %d: reply lost: out of memory", wa->lane->name, wa->index);
+            rf__log(RF_LOG_ERROR, "%s worker %d: reply lost: out of memory", self.lane->q.name, self.index);
             atomic_fetch_sub(&srv->in_flight, 1);
-        } else if (s_send_back(push, j, reply, len) != 0) {
-            rf__log(RF_LOG_ERROR, "%s worker %d: reply lost: %s", wa->lane->name, wa->index, zmq_strerror(errno));
+        } else if (s_send_back(self.push, j, reply, len) != 0) {
+            rf__log(RF_LOG_ERROR, "%s worker %d: reply lost: %s", self.lane->q.name, self.index, zmq_strerror(errno));
             atomic_fetch_sub(&srv->in_flight, 1);
         }
         s_job_free(j);
     }
-    rf__mp_writer_destroy(&w);
-    if (push)
-        zmq_close(push);
+    rf__mp_writer_destroy(&self.w);
+    if (self.push)
+        zmq_close(self.push);
     return NULL;
 }
 
@@ -331,14 +321,28 @@ static void s_reply_now(void *router, zmq_msg_t *env, int n_env, rf__mp_writer_t
     s_route(router, env, n_env, reply, len);
 }
 
-/* Read one request (all its frames) from the ROUTER and dispatch it:
- * [envelope...][""][payload]. */
-static void s_on_request(s_server_t *s, void *router, rf__mp_writer_t *w)
+/* An error reply for a request that never reaches a lane; `frames[0..n)`
+ * are closed or sent (the envelope, routed by what there is). */
+static void s_refuse(s_server_t *s, zmq_msg_t *frames, int n, int delim, rf_status code, const char *message)
 {
-    s_job_t *j = calloc(1, sizeof *j);
-    zmq_msg_t frames[S_ENV_MAX + 2];
-    int n = 0, delim = -1;
-    bool more = true, overflow = false;
+    int n_env = delim >= 1 && delim <= S_ENV_MAX ? delim : 1;
+    rf__ops_note_error(s->ops, code);
+    rf__mp_writer_reset(s->w);
+    rf__mp_error_reply_raw(s->w, NULL, 0, code, message, "");
+    for (int i = n_env; i < n; i++)
+        zmq_msg_close(&frames[i]);
+    s_reply_now(s->router, frames, n_env, s->w);
+}
+
+/* Read every frame of one message: up to S_ENV_MAX + 2 kept, the rest
+ * closed (*overflow). Returns the frames kept; *delim: the first empty
+ * frame after the first, or -1. */
+static int s_read_frames(void *router, zmq_msg_t *frames, int *delim, bool *overflow)
+{
+    int n = 0;
+    bool more = true;
+    *delim = -1;
+    *overflow = false;
     while (more) {
         zmq_msg_t m;
         zmq_msg_init(&m);
@@ -348,43 +352,82 @@ static void s_on_request(s_server_t *s, void *router, rf__mp_writer_t *w)
         }
         more = zmq_msg_more(&m);
         if (n < S_ENV_MAX + 2) {
-            if (delim < 0 && n > 0 && zmq_msg_size(&m) == 0)
-                delim = n;
+            if (*delim < 0 && n > 0 && zmq_msg_size(&m) == 0)
+                *delim = n;
             frames[n++] = m;
         } else {
-            overflow = true;
+            *overflow = true;
             zmq_msg_close(&m);
         }
     }
+    return n;
+}
+
+/* Put a well-framed request on its lane (or answer it now): small ones are
+ * pre-scanned here, once, to pick the lane and to refuse malformed bytes;
+ * larger ones go to the solver lane unscanned (the worker scans them). */
+static void s_enqueue(s_server_t *s, s_job_t *j)
+{
+    const void *data = zmq_msg_data(&j->payload);
+    size_t len = zmq_msg_size(&j->payload);
+    rf__mp_scan_t scan;
+    memset(&scan, 0, sizeof scan);
+    int lane = S_SOLVER;
+    rf_error_t err;
+    rf_error_clear(&err);
+    if ((int64_t)len <= s->cfg->big_message_bytes) {
+        if (rf__mp_prescan(data, len, rf__ops_mp_limits(s->ops), &scan, &err) != RF_OK) {
+            /* Malformed: the worker would refuse it the same way; answer now. */
+            rf__ops_note_error(s->ops, err.code);
+            rf__mp_writer_reset(s->w);
+            rf__mp_error_reply(s->w, NULL, err.code, err.message, err.path);
+            int n_env = j->n_env;
+            j->n_env = 0;
+            s_reply_now(s->router, j->env, n_env, s->w);
+            s_job_free(j);
+            return;
+        }
+        j->scanned = true;
+        if (rf__ops_classify(&scan) != RF__CLASS_SOLVER)
+            lane = S_FAST;
+    }
+    atomic_fetch_add(&s->in_flight, 1);
+    if (rf__lane_push(&s->lanes[lane].q, j, (int64_t)len))
+        return;
+    atomic_fetch_sub(&s->in_flight, 1);
+    /* An unscanned (big) request refused: scan it now, only for the `id` of
+     * the reply (it is never decoded); a malformed one gets no id. */
+    if (!j->scanned && rf__mp_prescan(data, len, rf__ops_mp_limits(s->ops), &scan, &err) != RF_OK)
+        memset(&scan, 0, sizeof scan);
+    rf__ops_busy(s->ops, data, &scan, lane, s->lanes[lane].q.name, s->w);
+    int n_env = j->n_env;
+    j->n_env = 0;
+    s_reply_now(s->router, j->env, n_env, s->w);
+    s_job_free(j);
+}
+
+/* Read one request (all its frames) from the ROUTER and dispatch it:
+ * [envelope...][""][payload]. */
+static void s_on_request(s_server_t *s)
+{
+    zmq_msg_t frames[S_ENV_MAX + 2];
+    int delim = -1;
+    bool overflow = false;
+    int n = s_read_frames(s->router, frames, &delim, &overflow);
     double now = rf_now_ms();
     if (n < 1)
         return;
-    if (!j) {
-        /* Out of memory: still one reply, routed by the envelope. */
-        int n_env = delim >= 1 && delim <= S_ENV_MAX ? delim : 1;
-        rf__ops_note_error(s->ops);
-        rf__mp_writer_reset(w);
-        rf__mp_error_reply_raw(w, NULL, 0, RF_ENOMEM, "out of memory", "");
-        rf__log(RF_LOG_ERROR, "a request refused: out of memory");
-        for (int i = n_env; i < n; i++)
-            zmq_msg_close(&frames[i]);
-        s_reply_now(router, frames, n_env, w);
+    if (delim < 1 || delim > S_ENV_MAX || n != delim + 2 || overflow) {
+        rf__log(RF_LOG_DEBUG, "request with %d frames refused", n);
+        s_refuse(s, frames, n, delim, RF_EPARSE,
+                 "a request is an empty delimiter frame then one payload frame (use REQ, or DEALER sending an "
+                 "empty frame first)");
         return;
     }
-    if (delim < 1 || delim > S_ENV_MAX || n != delim + 2 || overflow) {
-        /* Not [envelope][""][payload]: an error reply, routed by what we have. */
-        int n_env = delim >= 1 && delim <= S_ENV_MAX ? delim : 1;
-        rf__ops_note_error(s->ops);
-        rf__mp_writer_reset(w);
-        rf__mp_error_reply_raw(w, NULL, 0, RF_EPARSE,
-                               "a request is an empty delimiter frame then one payload frame (use REQ, or DEALER "
-                               "sending an empty frame first)",
-                               "");
-        rf__log(RF_LOG_DEBUG, "request with %d frames refused", n);
-        for (int i = n_env; i < n; i++)
-            zmq_msg_close(&frames[i]);
-        s_reply_now(router, frames, n_env, w);
-        free(j);
+    s_job_t *j = calloc(1, sizeof *j);
+    if (!j) {
+        rf__log(RF_LOG_ERROR, "a request refused: out of memory");
+        s_refuse(s, frames, n, delim, RF_ENOMEM, "out of memory");
         return;
     }
     for (int i = 0; i < delim; i++)
@@ -393,53 +436,7 @@ static void s_on_request(s_server_t *s, void *router, rf__mp_writer_t *w)
     zmq_msg_close(&frames[delim]);
     j->payload = frames[delim + 1];
     j->received_ms = now;
-    size_t len = zmq_msg_size(&j->payload);
-    rf__mp_scan_t scan;
-    memset(&scan, 0, sizeof scan);
-    s_lane_t *lane = &s->lanes[1];
-    if ((int64_t)len <= s->cfg->big_message_bytes) {
-        rf__mp_limits_t lim;
-        rf__mp_limits_from(&lim, &s->cfg->ops.limits);
-        lim.max_bytes = s->cfg->ops.max_message_bytes;
-        lim.max_elements = s->cfg->ops.max_elements;
-        rf_error_t err;
-        rf_error_clear(&err);
-        if (rf__mp_prescan(zmq_msg_data(&j->payload), len, &lim, &scan, &err) != RF_OK) {
-            /* Malformed: the worker would refuse it the same way; answer now. */
-            rf__ops_note_error(s->ops);
-            rf__mp_writer_reset(w);
-            rf__mp_error_reply(w, NULL, err.code, err.message, err.path);
-            int n_env = j->n_env;
-            j->n_env = 0;
-            s_reply_now(router, j->env, n_env, w);
-            s_job_free(j);
-            return;
-        }
-        if (rf__ops_classify(&scan) != RF__CLASS_SOLVER)
-            lane = &s->lanes[0];
-    }
-    bool scanned = (int64_t)len <= s->cfg->big_message_bytes;
-    atomic_fetch_add(&s->in_flight, 1);
-    if (!s_lane_push(lane, j)) {
-        atomic_fetch_sub(&s->in_flight, 1);
-        if (!scanned) {
-            /* Pre-scan it now (allocation-free) for the `id` of the reply;
-             * a malformed one is answered `busy` without an id. */
-            rf__mp_limits_t lim;
-            rf__mp_limits_from(&lim, &s->cfg->ops.limits);
-            lim.max_bytes = s->cfg->ops.max_message_bytes;
-            lim.max_elements = s->cfg->ops.max_elements;
-            rf_error_t err;
-            rf_error_clear(&err);
-            if (rf__mp_prescan(zmq_msg_data(&j->payload), len, &lim, &scan, &err) != RF_OK)
-                memset(&scan, 0, sizeof scan);
-        }
-        rf__ops_busy(s->ops, zmq_msg_data(&j->payload), &scan, lane->name, w);
-        int n_env = j->n_env;
-        j->n_env = 0;
-        s_reply_now(router, j->env, n_env, w);
-        s_job_free(j);
-    }
+    s_enqueue(s, j);
 }
 
 /* Forward one worker reply [envelope...][reply] to the ROUTER. */
@@ -481,27 +478,298 @@ static void s_on_reply(s_server_t *s, void *pull, void *router)
     s_route(router, frames, n - 1, copy, len);
 }
 
-static int s_lane_init(s_lane_t *l, const char *name, int32_t cap, int32_t workers)
+/* Block SIGTERM/SIGINT in every thread started from now on (ZeroMQ's,
+ * the workers', libmicrohttpd's): only the main thread takes them, through
+ * the self-pipe. -1 when the pipe cannot be made. */
+static int s_signals(s_server_t *s)
 {
-    memset(l, 0, sizeof *l);
-    l->name = name;
-    l->cap = cap;
-    l->n_workers = workers;
-    l->ring = calloc((size_t)cap, sizeof *l->ring);
-    l->workers = calloc((size_t)workers, sizeof *l->workers);
-    if (!l->ring || !l->workers)
+    if (pipe(s_sig_pipe) != 0) {
+        rf__log(RF_LOG_ERROR, "pipe: %s", strerror(errno));
         return -1;
-    pthread_mutex_init(&l->mu, NULL);
-    pthread_cond_init(&l->cv, NULL);
+    }
+    fcntl(s_sig_pipe[0], F_SETFL, O_NONBLOCK);
+    fcntl(s_sig_pipe[1], F_SETFL, O_NONBLOCK);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = s_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, &s->old_mask);
     return 0;
 }
 
-static void s_lane_close(s_lane_t *l)
+/* Bind the ZAP handler's socket and start its thread (CURVE only): the
+ * exit status on failure (2), else 0. */
+static int s_start_zap(s_server_t *s)
 {
-    pthread_mutex_lock(&l->mu);
-    l->closed = true;
-    pthread_cond_broadcast(&l->cv);
-    pthread_mutex_unlock(&l->mu);
+    /* Bound here, before the ROUTER: with nothing bound on the ZAP endpoint
+     * libzmq completes CURVE handshakes without a key check. */
+    s_zap_arg_t *za = malloc(sizeof *za);
+    void *rep = zmq_socket(s->ctx, ZMQ_REP);
+    if (!za || !rep || zmq_bind(rep, S_ZAP_ENDPOINT) != 0) {
+        rf__log(RF_LOG_ERROR, "ZAP handler: cannot bind %s: %s", S_ZAP_ENDPOINT,
+                za ? zmq_strerror(errno) : "out of memory");
+        free(za);
+        if (rep)
+            zmq_close(rep);
+        return 2;
+    }
+    *za = (s_zap_arg_t){s, rep};
+    /* The thread takes `za` and the socket. */
+    int e = pthread_create(&s->zap, NULL, s_zap, za);
+    if (e != 0) {
+        rf__log(RF_LOG_ERROR, "ZAP handler: cannot start: %s", strerror(e));
+        free(za);
+        zmq_close(rep);
+        return 2;
+    }
+    s->zap_started = true;
+    return 0;
+}
+
+/* One worker of `lane`, with its PUSH socket and writer: 0, or -1 (logged). */
+static int s_start_worker(s_server_t *s, s_lane_t *lane, int k)
+{
+    int linger = -1, e = 0;
+    s_worker_arg_t *wa = malloc(sizeof *wa);
+    void *push = wa ? zmq_socket(s->ctx, ZMQ_PUSH) : NULL;
+    rf__mp_writer_t *ww = push ? rf__mp_writer_new() : NULL;
+    bool ok = ww && zmq_setsockopt(push, ZMQ_LINGER, &linger, sizeof linger) == 0 &&
+              zmq_connect(push, S_REPLIES_ENDPOINT) == 0;
+    const char *why = ok ? NULL : push && ww ? zmq_strerror(errno) : "out of memory";
+    if (ok) {
+        *wa = (s_worker_arg_t){s, lane, k, push, ww};
+        /* The worker takes `wa`, its socket and its writer. */
+        if ((e = pthread_create(&lane->workers[lane->n_workers], NULL, s_worker, wa)) == 0) {
+            lane->n_workers++;
+            return 0;
+        }
+        why = strerror(e);
+    }
+    rf__log(RF_LOG_ERROR, "%s worker %d: cannot start: %s", lane->q.name, k, why);
+    rf__mp_writer_destroy(&ww);
+    if (push)
+        zmq_close(push);
+    free(wa);
+    return -1;
+}
+
+/* The lanes, the replies' PULL socket, and every worker: 0 or 3. */
+static int s_start_lanes(s_server_t *s)
+{
+    const rf__server_config_t *cfg = s->cfg;
+    int32_t budget = rf__ops_budget(s->ops);
+    int32_t want[S_N_LANES] = {cfg->fast_threads > 0 ? cfg->fast_threads : budget,
+                               cfg->solver_workers > 0 ? cfg->solver_workers : 1};
+    if (want[S_FAST] < 1) {
+        /* A lane without workers would never answer, nor drain at SIGTERM. */
+        rf__log(RF_LOG_ERROR, "the fast lane has no workers (fast_threads %d, solver budget %d)",
+                (int)cfg->fast_threads, (int)budget);
+        return 3;
+    }
+    static const char *const names[S_N_LANES] = {"fast", "solver"};
+    int32_t caps[S_N_LANES] = {cfg->fast_queue, cfg->solver_queue};
+    int64_t bytes[S_N_LANES] = {cfg->fast_queue_bytes, cfg->solver_queue_bytes};
+    for (int l = 0; l < S_N_LANES; l++) {
+        s_lane_t *lane = &s->lanes[l];
+        lane->workers = calloc((size_t)want[l], sizeof *lane->workers);
+        if (!lane->workers || rf__lane_init(&lane->q, names[l], caps[l], bytes[l]) != 0) {
+            rf__log(RF_LOG_ERROR, "out of memory");
+            return 3;
+        }
+        s->lanes_ready = l + 1;
+    }
+    s->pull = zmq_socket(s->ctx, ZMQ_PULL);
+    int hwm = 0; /* the lanes bound what is in flight */
+    if (!s->pull || zmq_setsockopt(s->pull, ZMQ_RCVHWM, &hwm, sizeof hwm) != 0 ||
+        zmq_bind(s->pull, S_REPLIES_ENDPOINT) != 0) {
+        rf__log(RF_LOG_ERROR, "replies socket: %s", zmq_strerror(errno));
+        return 3;
+    }
+    for (int l = 0; l < S_N_LANES; l++)
+        for (int32_t k = 0; k < want[l]; k++)
+            if (s_start_worker(s, &s->lanes[l], (int)k) != 0)
+                return 3;
+    return 0;
+}
+
+/* The ROUTER with its options and every endpoint bound: 0, 2 or 3. */
+static int s_open_router(s_server_t *s)
+{
+    const rf__server_config_t *cfg = s->cfg;
+    s->router = zmq_socket(s->ctx, ZMQ_ROUTER);
+    if (!s->router) {
+        rf__log(RF_LOG_ERROR, "zmq_socket: %s", zmq_strerror(errno));
+        return 3;
+    }
+    int64_t maxmsg = cfg->ops.max_message_bytes;
+    int linger = 2000, qhwm = 100000, one = 1;
+    zmq_setsockopt(s->router, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
+    zmq_setsockopt(s->router, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt(s->router, ZMQ_SNDHWM, &qhwm, sizeof qhwm);
+    zmq_setsockopt(s->router, ZMQ_RCVHWM, &qhwm, sizeof qhwm);
+    if (cfg->curve) {
+        if (zmq_setsockopt(s->router, ZMQ_CURVE_SERVER, &one, sizeof one) != 0 ||
+            zmq_setsockopt(s->router, ZMQ_CURVE_SECRETKEY, cfg->curve_secret, RF__Z85_KEY_LEN) != 0 ||
+            zmq_setsockopt(s->router, ZMQ_ZAP_DOMAIN, "rackfit", 7) != 0) {
+            rf__log(RF_LOG_ERROR, "CURVE setup failed: %s", zmq_strerror(errno));
+            return 2;
+        }
+#ifdef ZMQ_ZAP_ENFORCE_DOMAIN
+        /* RFC 27 strictly (a draft option: a libzmq built without drafts
+         * refuses it). The key check itself is the ZAP handler bound above,
+         * so a refusal here is a warning, not a reason to stop. */
+        if (zmq_setsockopt(s->router, ZMQ_ZAP_ENFORCE_DOMAIN, &one, sizeof one) != 0)
+            rf__log(RF_LOG_WARN, "ZMQ_ZAP_ENFORCE_DOMAIN not set: %s", zmq_strerror(errno));
+#endif
+    }
+    for (int32_t i = 0; i < cfg->n_listen; i++) {
+        if (zmq_bind(s->router, cfg->listen[i]) != 0) {
+            rf__log(RF_LOG_ERROR, "cannot listen on %s: %s", cfg->listen[i], zmq_strerror(errno));
+            return 2;
+        }
+        char actual[256];
+        size_t al = sizeof actual;
+        if (zmq_getsockopt(s->router, ZMQ_LAST_ENDPOINT, actual, &al) != 0)
+            snprintf(actual, sizeof actual, "%s", cfg->listen[i]);
+        rf__log(RF_LOG_INFO, "listening on %s (%s)", actual, cfg->curve ? "CURVE" : "plain");
+    }
+    return 0;
+}
+
+/* /metrics, /healthz, /readyz when --metrics-listen is given: 0 or 2. */
+static int s_start_httpd(s_server_t *s)
+{
+    if (!s->cfg->metrics_listen)
+        return 0;
+    rf__httpd_config_t hc = {.metrics = rf__ops_metrics(s->ops), .not_ready = s_not_ready, .arg = s};
+    rf_error_t err;
+    rf_error_clear(&err);
+    if (rf__httpd_start(s->cfg->metrics_listen, &hc, &s->httpd, &err) != RF_OK) {
+        rf__log(RF_LOG_ERROR, "--metrics-listen: %s", err.message);
+        return 2;
+    }
+    rf__log(RF_LOG_INFO, "metrics on http://%s/metrics (port %d), /healthz, /readyz", s->cfg->metrics_listen,
+            rf__httpd_port(s->httpd));
+    return 0;
+}
+
+/* Serve until a signal, then drain what is in flight: 0, or 3. */
+static int s_loop(s_server_t *s)
+{
+    bool stopping = false;
+    while (!stopping || atomic_load(&s->in_flight) > 0) {
+        zmq_pollitem_t items[3] = {
+            {s->pull, 0, ZMQ_POLLIN, 0}, {NULL, s_sig_pipe[0], ZMQ_POLLIN, 0}, {s->router, 0, ZMQ_POLLIN, 0}};
+        int n_items = stopping ? 2 : 3;
+        int rc = zmq_poll(items, n_items, stopping ? 100 : 1000);
+        if (rc < 0) {
+            if (errno == EINTR)
+                continue;
+            rf__log(RF_LOG_ERROR, "zmq_poll: %s", zmq_strerror(errno));
+            return 3;
+        }
+        if (items[1].revents & ZMQ_POLLIN) {
+            unsigned char b;
+            while (read(s_sig_pipe[0], &b, 1) == 1)
+                ;
+            if (!stopping)
+                rf__log(RF_LOG_INFO, "signal received: no new requests; finishing %d in flight",
+                        atomic_load(&s->in_flight));
+            stopping = true;
+            atomic_store(&s->phase, S_STOPPING);
+        }
+        for (int k = 0; k < 256 && (items[0].revents & ZMQ_POLLIN); k++) {
+            int ev = 0;
+            size_t el = sizeof ev;
+            s_on_reply(s, s->pull, s->router);
+            if (zmq_getsockopt(s->pull, ZMQ_EVENTS, &ev, &el) != 0 || !(ev & ZMQ_POLLIN))
+                break;
+        }
+        for (int k = 0; !stopping && k < 256 && (items[2].revents & ZMQ_POLLIN); k++) {
+            int ev = 0;
+            size_t el = sizeof ev;
+            if (zmq_getsockopt(s->router, ZMQ_EVENTS, &ev, &el) != 0 || !(ev & ZMQ_POLLIN))
+                break;
+            s_on_request(s);
+        }
+    }
+    return 0;
+}
+
+/* Close the lanes, join the workers, close sockets and the context, free. */
+static void s_shutdown(s_server_t *s)
+{
+    rf__httpd_stop(&s->httpd);
+    for (int l = 0; l < s->lanes_ready; l++)
+        rf__lane_close(&s->lanes[l].q);
+    for (int l = 0; l < S_N_LANES; l++)
+        for (int32_t k = 0; k < s->lanes[l].n_workers; k++)
+            pthread_join(s->lanes[l].workers[k], NULL);
+    rf__mp_writer_destroy(&s->w);
+    if (s->router)
+        zmq_close(s->router);
+    if (s->pull)
+        zmq_close(s->pull);
+    if (s->ctx)
+        zmq_ctx_shutdown(s->ctx);
+    if (s->zap_started)
+        pthread_join(s->zap, NULL);
+    if (s->ctx)
+        zmq_ctx_term(s->ctx);
+    for (int l = 0; l < S_N_LANES; l++) {
+        rf__lane_fini(&s->lanes[l].q, s_job_free);
+        free(s->lanes[l].workers);
+    }
+    rf__ops_destroy(&s->ops);
+    if (s_sig_pipe[0] >= 0) {
+        close(s_sig_pipe[0]);
+        close(s_sig_pipe[1]);
+        s_sig_pipe[0] = s_sig_pipe[1] = -1;
+    }
+}
+
+/* Everything the threads need before the ROUTER opens, with signals
+ * blocked in the threads it starts: 0, 2 or 3. */
+static int s_start(s_server_t *s)
+{
+    const rf__server_config_t *cfg = s->cfg;
+    for (int32_t i = 0; i < cfg->n_listen; i++)
+        if (!cfg->curve && !cfg->allow_insecure && !s_is_loopback(cfg->listen[i])) {
+            rf__log(RF_LOG_ERROR,
+                    "refusing to listen in plain mode on %s: not loopback (configure CURVE keys, or pass "
+                    "--allow-insecure)",
+                    cfg->listen[i]);
+            return 2;
+        }
+    if (cfg->curve && cfg->n_allowed == 0)
+        rf__log(RF_LOG_WARN, "CURVE is on but no client key is allowed: every client will be refused");
+    if (!(s->ops = rf__ops_new(&cfg->ops)) || !(s->w = rf__mp_writer_new())) {
+        rf__log(RF_LOG_ERROR, "out of memory");
+        return 3;
+    }
+    rf__ops_set_lane_info(s->ops, s_lane_info, s);
+    if (s_signals(s) != 0)
+        return 3;
+    int rc = 0;
+    if (!(s->ctx = zmq_ctx_new())) {
+        rf__log(RF_LOG_ERROR, "zmq_ctx_new: %s", zmq_strerror(errno));
+        rc = 3;
+    }
+    if (rc == 0 && cfg->curve)
+        rc = s_start_zap(s);
+    if (rc == 0)
+        rc = s_start_lanes(s);
+    if (rc == 0)
+        rc = s_start_httpd(s);
+    pthread_sigmask(SIG_SETMASK, &s->old_mask, NULL);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ interface */
@@ -525,273 +793,25 @@ int rf__server_run(const rf__server_config_t *cfg)
     s_server_t srv;
     memset(&srv, 0, sizeof srv);
     srv.cfg = cfg;
+    atomic_init(&srv.in_flight, 0);
+    atomic_init(&srv.phase, S_STARTING);
     rf__log_threshold = cfg->log_level;
     rf__log_program("rackfitd");
-    int exit_code = 0;
-    void *router = NULL, *pull = NULL;
-    pthread_t zap;
-    bool zap_started = false;
-    int lanes_started = 0;
-    rf__mp_writer_t *w = NULL;
-
-    for (int32_t i = 0; i < cfg->n_listen; i++)
-        if (!cfg->curve && !cfg->allow_insecure && !s_is_loopback(cfg->listen[i])) {
-            rf__log(RF_LOG_ERROR,
-                    "refusing to listen in plain mode on %s: not loopback (configure CURVE keys, or pass "
-                    "--allow-insecure)",
-                    cfg->listen[i]);
-            return 2;
-        }
-    if (cfg->curve && cfg->n_allowed == 0)
-        rf__log(RF_LOG_WARN, "CURVE is on but no client key is allowed: every client will be refused");
-
-    srv.ops = rf__ops_new(&cfg->ops);
-    if (!srv.ops) {
-        rf__log(RF_LOG_ERROR, "out of memory");
-        return 3;
+    int rc = s_start(&srv);
+    if (rc == 0)
+        rc = s_open_router(&srv);
+    if (rc == 0) {
+        rf__log(RF_LOG_INFO,
+                "rackfitd %s ready: %d usable cores, solver budget %d threads, fast lane %d workers (queue %d "
+                "requests, %lld bytes), solver lane %d workers (queue %d requests, %lld bytes)",
+                RACKFIT_VERSION, (int)rf__ops_cores(srv.ops), (int)rf__ops_budget(srv.ops),
+                (int)srv.lanes[S_FAST].n_workers, (int)cfg->fast_queue, (long long)cfg->fast_queue_bytes,
+                (int)srv.lanes[S_SOLVER].n_workers, (int)cfg->solver_queue, (long long)cfg->solver_queue_bytes);
+        atomic_store(&srv.phase, S_SERVING);
+        rc = s_loop(&srv);
+        if (rc == 0)
+            rf__log(RF_LOG_INFO, "stopped cleanly");
     }
-    int32_t budget = rf__ops_budget(srv.ops);
-    int32_t fast = cfg->fast_threads > 0 ? cfg->fast_threads : budget;
-    int32_t slow = cfg->solver_workers > 0 ? cfg->solver_workers : 1;
-    if (fast < 1) {
-        /* A lane without workers would never answer, nor drain at SIGTERM. */
-        rf__log(RF_LOG_ERROR, "the fast lane has no workers (fast_threads %d, solver budget %d)",
-                (int)cfg->fast_threads, (int)budget);
-        exit_code = 3;
-        goto done;
-    }
-    if (s_lane_init(&srv.lanes[0], "fast", cfg->fast_queue, fast) != 0 ||
-        s_lane_init(&srv.lanes[1], "solver", cfg->solver_queue, slow) != 0 || !(w = rf__mp_writer_new())) {
-        rf__log(RF_LOG_ERROR, "out of memory");
-        exit_code = 3;
-        goto done;
-    }
-    rf__ops_set_lane_info(srv.ops, s_lane_info, &srv);
-
-    if (pipe(s_sig_pipe) != 0) {
-        rf__log(RF_LOG_ERROR, "pipe: %s", strerror(errno));
-        exit_code = 3;
-        goto done;
-    }
-    fcntl(s_sig_pipe[0], F_SETFL, O_NONBLOCK);
-    fcntl(s_sig_pipe[1], F_SETFL, O_NONBLOCK);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = s_on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    /* Only the main thread takes the signals: block them in every thread it
-     * starts (ZeroMQ's own included). */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
-
-    srv.ctx = zmq_ctx_new();
-    if (!srv.ctx) {
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        rf__log(RF_LOG_ERROR, "zmq_ctx_new: %s", zmq_strerror(errno));
-        exit_code = 3;
-        goto done;
-    }
-    if (cfg->curve) {
-        /* Bound here, before the ROUTER: with nothing bound on the ZAP
-         * endpoint libzmq completes CURVE handshakes without a key check. */
-        s_zap_arg_t *za = malloc(sizeof *za);
-        void *rep = zmq_socket(srv.ctx, ZMQ_REP);
-        if (!za || !rep || zmq_bind(rep, S_ZAP_ENDPOINT) != 0) {
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
-            rf__log(RF_LOG_ERROR, "ZAP handler: cannot bind %s: %s", S_ZAP_ENDPOINT,
-                    za ? zmq_strerror(errno) : "out of memory");
-            free(za);
-            if (rep)
-                zmq_close(rep);
-            exit_code = 2;
-            goto done;
-        }
-        *za = (s_zap_arg_t){&srv, rep};
-        /* The thread takes `za` and the socket. */
-        int e = pthread_create(&zap, NULL, s_zap, za);
-        if (e != 0) {
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
-            rf__log(RF_LOG_ERROR, "ZAP handler: cannot start: %s", strerror(e));
-            free(za);
-            zmq_close(rep);
-            exit_code = 2;
-            goto done;
-        }
-        zap_started = true;
-    }
-    pull = zmq_socket(srv.ctx, ZMQ_PULL);
-    int hwm = 0; /* the lanes bound what is in flight */
-    if (!pull || zmq_setsockopt(pull, ZMQ_RCVHWM, &hwm, sizeof hwm) != 0 || zmq_bind(pull, S_REPLIES_ENDPOINT) != 0) {
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        rf__log(RF_LOG_ERROR, "replies socket: %s", zmq_strerror(errno));
-        exit_code = 3;
-        goto done;
-    }
-    for (int l = 0; l < S_N_LANES && exit_code == 0; l++) {
-        s_lane_t *lane = &srv.lanes[l];
-        int32_t want = lane->n_workers;
-        lane->n_workers = 0; /* the workers started: those to join */
-        lanes_started++;
-        for (int32_t k = 0; k < want; k++) {
-            int linger = -1, e = 0;
-            s_worker_arg_t *wa = malloc(sizeof *wa);
-            void *push = wa ? zmq_socket(srv.ctx, ZMQ_PUSH) : NULL;
-            rf__mp_writer_t *ww = push ? rf__mp_writer_new() : NULL;
-            bool ok = ww && zmq_setsockopt(push, ZMQ_LINGER, &linger, sizeof linger) == 0 &&
-                      zmq_connect(push, S_REPLIES_ENDPOINT) == 0;
-            const char *why = ok ? NULL : push && ww ? zmq_strerror(errno) : "out of memory";
-            if (ok) {
-                *wa = (s_worker_arg_t){&srv, lane, (int)k, push, ww};
-                /* The worker takes `wa`, its socket and its writer. */
-                if ((e = pthread_create(&lane->workers[k], NULL, s_worker, wa)) == 0) {
-                    lane->n_workers++;
-                    continue;
-                }
-                why = strerror(e);
-            }
-            rf__log(RF_LOG_ERROR, "%s worker %d: cannot start: %s", lane->name, (int)k, why);
-            rf__mp_writer_destroy(&ww);
-            if (push)
-                zmq_close(push);
-            free(wa);
-            exit_code = 3;
-            break;
-        }
-    }
-    if (exit_code != 0) {
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        goto done;
-    }
-    router = zmq_socket(srv.ctx, ZMQ_ROUTER);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!router) {
-        rf__log(RF_LOG_ERROR, "zmq_socket: %s", zmq_strerror(errno));
-        exit_code = 3;
-        goto done;
-    }
-    int64_t maxmsg = cfg->ops.max_message_bytes;
-    int linger = 2000, qhwm = 100000, one = 1;
-    zmq_setsockopt(router, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
-    zmq_setsockopt(router, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_setsockopt(router, ZMQ_SNDHWM, &qhwm, sizeof qhwm);
-    zmq_setsockopt(router, ZMQ_RCVHWM, &qhwm, sizeof qhwm);
-    if (cfg->curve) {
-        if (zmq_setsockopt(router, ZMQ_CURVE_SERVER, &one, sizeof one) != 0 ||
-            zmq_setsockopt(router, ZMQ_CURVE_SECRETKEY, cfg->curve_secret, RF__Z85_KEY_LEN) != 0 ||
-            zmq_setsockopt(router, ZMQ_ZAP_DOMAIN, "rackfit", 7) != 0) {
-            rf__log(RF_LOG_ERROR, "CURVE setup failed: %s", zmq_strerror(errno));
-            exit_code = 2;
-            goto done;
-        }
-#ifdef ZMQ_ZAP_ENFORCE_DOMAIN
-        /* RFC 27 strictly (a draft option: a libzmq built without drafts
-         * refuses it). The key check itself is the ZAP handler bound above,
-         * so a refusal here is a warning, not a reason to stop. */
-        if (zmq_setsockopt(router, ZMQ_ZAP_ENFORCE_DOMAIN, &one, sizeof one) != 0)
-            rf__log(RF_LOG_WARN, "ZMQ_ZAP_ENFORCE_DOMAIN not set: %s", zmq_strerror(errno));
-#endif
-    }
-    for (int32_t i = 0; i < cfg->n_listen; i++) {
-        if (zmq_bind(router, cfg->listen[i]) != 0) {
-            rf__log(RF_LOG_ERROR, "cannot listen on %s: %s", cfg->listen[i], zmq_strerror(errno));
-            exit_code = 2;
-            goto done;
-        }
-        char actual[256];
-        size_t al = sizeof actual;
-        if (zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, actual, &al) != 0)
-            snprintf(actual, sizeof actual, "%s", cfg->listen[i]);
-        rf__log(RF_LOG_INFO, "listening on %s (%s)", actual, cfg->curve ? "CURVE" : "plain");
-    }
-    rf__log(RF_LOG_INFO,
-            "rackfitd %s ready: %d usable cores, solver budget %d threads, fast lane %d workers "
-            "(queue %d), solver lane %d workers (queue %d)",
-            RACKFIT_VERSION, (int)budget, (int)budget, (int)srv.lanes[0].n_workers, (int)cfg->fast_queue,
-            (int)srv.lanes[1].n_workers, (int)cfg->solver_queue);
-
-    bool stopping = false;
-    while (!stopping || atomic_load(&srv.in_flight) > 0) {
-        zmq_pollitem_t items[3] = {
-            {pull, 0, ZMQ_POLLIN, 0}, {NULL, s_sig_pipe[0], ZMQ_POLLIN, 0}, {router, 0, ZMQ_POLLIN, 0}};
-        int n_items = stopping ? 2 : 3;
-        int rc = zmq_poll(items, n_items, stopping ? 100 : 1000);
-        if (rc < 0) {
-            if (errno == EINTR)
-                continue;
-            rf__log(RF_LOG_ERROR, "zmq_poll: %s", zmq_strerror(errno));
-            exit_code = 3;
-            break;
-        }
-        if (items[1].revents & ZMQ_POLLIN) {
-            unsigned char b;
-            while (read(s_sig_pipe[0], &b, 1) == 1)
-                ;
-            if (!stopping)
-                rf__log(RF_LOG_INFO, "signal received: no new requests; finishing %d in flight",
-                        atomic_load(&srv.in_flight));
-            stopping = true;
-        }
-        for (int k = 0; k < 256 && (items[0].revents & ZMQ_POLLIN); k++) {
-            int ev = 0;
-            size_t el = sizeof ev;
-            s_on_reply(&srv, pull, router);
-            if (zmq_getsockopt(pull, ZMQ_EVENTS, &ev, &el) != 0 || !(ev & ZMQ_POLLIN))
-                break;
-        }
-        if (!stopping && n_items == 3 && (items[2].revents & ZMQ_POLLIN)) {
-            for (int k = 0; k < 256; k++) {
-                int ev = 0;
-                size_t el = sizeof ev;
-                if (zmq_getsockopt(router, ZMQ_EVENTS, &ev, &el) != 0 || !(ev & ZMQ_POLLIN))
-                    break;
-                s_on_request(&srv, router, w);
-            }
-        }
-    }
-    if (exit_code == 0)
-        rf__log(RF_LOG_INFO, "stopped cleanly");
-
-done:
-    for (int l = 0; l < lanes_started; l++)
-        s_lane_close(&srv.lanes[l]);
-    for (int l = 0; l < lanes_started; l++)
-        for (int32_t k = 0; k < srv.lanes[l].n_workers; k++) {
-            void *ret = NULL;
-            pthread_join(srv.lanes[l].workers[k], &ret);
-        }
-    rf__mp_writer_destroy(&w);
-    if (router)
-        zmq_close(router);
-    if (pull)
-        zmq_close(pull);
-    if (srv.ctx)
-        zmq_ctx_shutdown(srv.ctx);
-    if (zap_started)
-        pthread_join(zap, NULL);
-    if (srv.ctx)
-        zmq_ctx_term(srv.ctx);
-    for (int l = 0; l < S_N_LANES; l++) {
-        s_lane_t *lane = &srv.lanes[l];
-        for (int32_t k = 0; lane->ring && k < lane->len; k++)
-            s_job_free(lane->ring[(lane->head + k) % lane->cap]);
-        free(lane->ring);
-        free(lane->workers);
-        if (lane->ring || lane->cap) {
-            pthread_mutex_destroy(&lane->mu);
-            pthread_cond_destroy(&lane->cv);
-        }
-    }
-    rf__ops_destroy(&srv.ops);
-    if (s_sig_pipe[0] >= 0) {
-        close(s_sig_pipe[0]);
-        close(s_sig_pipe[1]);
-        s_sig_pipe[0] = s_sig_pipe[1] = -1;
-    }
-    return exit_code;
+    s_shutdown(&srv);
+    return rc;
 }

@@ -68,6 +68,7 @@ struct rf__store {
     int32_t n_clusters;
     int32_t max_clusters;
     int32_t max_commits;
+    int64_t expired; /* commit entries expired, all clusters, ever */
 };
 
 /* ------------------------------------------------------------ local methods */
@@ -141,12 +142,13 @@ static void s_drop_commit(s_cluster_t *c, int32_t k)
 }
 
 /* Drop expired commits; a drop is a change (version + 1). */
-static void s_expire(s_cluster_t *c, double now_ms)
+static void s_expire(s_cluster_t *c, double now_ms, int64_t *expired)
 {
     bool any = false;
     for (int32_t k = 0; k < c->n_commits;) {
         if (c->commits[k].expires_ms <= now_ms) {
             s_drop_commit(c, k);
+            (*expired)++;
             any = true;
         } else {
             k++;
@@ -164,7 +166,7 @@ static rf_status s_lookup(rf__store_t *st, const char *name, int64_t version, do
     s_cluster_t *c = s_find(st, name);
     if (!c)
         return rf_error_set(err, RF_ENOTFOUND, "cluster_name", "no stored cluster is named \"%.200s\"", name);
-    s_expire(c, now_ms);
+    s_expire(c, now_ms, &st->expired);
     if (version >= 0 && version != c->version)
         return rf_error_set(err, RF_ESTALE, "", "cluster \"%.200s\" is at version %lld, not %lld", name,
                             (long long)c->version, (long long)version);
@@ -307,6 +309,31 @@ void rf__store_destroy(rf__store_t **store)
     *store = NULL;
 }
 
+int32_t rf__store_each(rf__store_t *st, double now_ms,
+                       void (*fn)(void *arg, const char *name, const rf__store_info_t *info), void *arg,
+                       int64_t *expired)
+{
+    pthread_mutex_lock(&st->mu);
+    for (int32_t i = 0; i < st->n_clusters; i++) {
+        s_cluster_t *c = &st->clusters[i];
+        s_expire(c, now_ms, &st->expired);
+        rf__store_info_t info = {.version = c->version,
+                                 .base_version = c->base_version,
+                                 .nodes = c->base->p->n_nodes,
+                                 .commits = c->n_commits,
+                                 .clusters = st->n_clusters};
+        for (int32_t k = 0; k < c->n_commits; k++)
+            info.commit_pods += c->commits[k].count;
+        if (fn)
+            fn(arg, c->name, &info);
+    }
+    int32_t n = st->n_clusters;
+    if (expired)
+        *expired = st->expired;
+    pthread_mutex_unlock(&st->mu);
+    return n;
+}
+
 int32_t rf__store_count(rf__store_t *st)
 {
     pthread_mutex_lock(&st->mu);
@@ -344,7 +371,7 @@ rf_status rf__store_put(rf__store_t *st, const char *name, rf_problem_t *cluster
         c->version = 1;
         c->base_version = 1;
     } else {
-        s_expire(c, now_ms);
+        s_expire(c, now_ms, &st->expired);
         if (version >= 0 && version != c->version) {
             rc = rf_error_set(err, RF_ESTALE, "version", "cluster \"%.200s\" is at version %lld, not %lld", name,
                               (long long)c->version, (long long)version);
@@ -653,7 +680,7 @@ rf_status rf__store_commit(rf__store_t *st, const rf__snapshot_t *snap, const rf
         rc = rf_error_set(err, RF_ESTALE, "cluster_name", "the cluster changed while solving (replaced or deleted)");
         goto done;
     }
-    s_expire(c, now_ms);
+    s_expire(c, now_ms, &st->expired);
     const rf_problem_t *b = c->base->p;
     const size_t R = (size_t)b->n_resources;
     if (c->base_version != snap->base_version) {

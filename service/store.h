@@ -95,5 +95,12 @@ typedef struct {
 
 rf_status rf__store_info(rf__store_t *store, const char *name, double now_ms, rf__store_info_t *info, rf_error_t *err);
 int32_t rf__store_count(rf__store_t *store);
+/* Every stored cluster's info (expired commits dropped first), `fn` called
+ * under the store's lock (it must not call the store); returns the number
+ * of clusters, and *expired the commit entries expired since the store was
+ * made. */
+int32_t rf__store_each(rf__store_t *store, double now_ms,
+                       void (*fn)(void *arg, const char *name, const rf__store_info_t *info), void *arg,
+                       int64_t *expired);
 
 #endif

@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The input as one request, then (when it is a cluster.put) a solve
      * against what it stored, so the stored path is reached too. */
     for (int round = 0; round < 2; round++) {
-        rf__ops_handle(ops, copy, size, 0, w);
+        rf__ops_handle(ops, copy, size, false, 0, w);
         size_t n = 0;
         const void *reply = rf__mp_writer_data(w, &n);
         s_require(n > 0);

@@ -1,0 +1,207 @@
+/* tests/unit/test_preempt.c: the greedy's preemption (solver/preempt.c).
+ *
+ * On the 8-node, 2-rack fixture of tests/support/testutil.h (8 GPUs a node):
+ * the gang that needs a whole rack frees exactly one, whole victims only,
+ * protected ones never; the least value goes first, then the most compact
+ * result; freed room serves only priorities above the victim's; `never`
+ * evicts nothing; elastic gangs fall back to min_count; settle keeps victims
+ * without a preemptor. Every answer is checked by rf_check (independent of
+ * the search). The random comparison against the exhaustive optimum is in
+ * test_exhaust.c. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../support/leak.h"
+#include "../support/testutil.h"
+#include "preempt.h"
+#include "rackfit/rackfit.h"
+
+#define RUN(name, prio, extra, pl)                                                                                     \
+    "{\"name\":\"" name "\",\"priority\":" #prio extra ",\"pod_sets\":[{\"name\":\"w\","                               \
+    "\"requests\":{\"nvidia.com/gpu\":8},\"placements\":[" pl "]}]}"
+#define AT(n)     "{\"node\":\"h-" #n "\",\"count\":1}"
+#define RACK_GANG "{\"name\":\"train\",\"priority\":100,\"topology\":{\"required\":\"example.com/rack\"},"
+#define GANG(name, prio, count, extra)                                                                                 \
+    "{\"name\":\"" name "\",\"priority\":" #prio extra ",\"pod_sets\":[{\"name\":\"w\",\"count\":" #count              \
+    ",\"requests\":{\"nvidia.com/gpu\":8}}]}"
+
+static const int s_full[8] = {8, 8, 8, 8, 8, 8, 8, 8};
+
+/* Solve with the greedy; check it; return it with its problem. */
+static rf_answer_t *s_solve(const char *running, const char *gangs, const char *options, rf_problem_t **pb)
+{
+    char *json = rf_test_preempt_json(s_full, running, gangs, options);
+    *pb = rf_test_parse(json);
+    free(json);
+    rf_answer_t *a = rf_test_solve(*pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(*pb, a, "greedy");
+    return a;
+}
+
+/* "1" for each preempted running gang, "0" for each kept, in order. */
+static void s_pattern(const rf_answer_t *a, char *out)
+{
+    for (int32_t i = 0; i < a->n_running; i++)
+        out[i] = a->running[i].preempted ? '1' : '0';
+    out[a->n_running] = '\0';
+}
+
+static void s_expect(const rf_answer_t *a, const char *pattern)
+{
+    char got[64];
+    s_pattern(a, got);
+    cr_assert_str_eq(got, pattern, "preempted %s, expected %s", got, pattern);
+}
+
+/* Rack r1: four 1-pod gangs of priority 0. Rack r2: one protected 4-pod gang. */
+#define R1_SMALL RUN("a", 0, "", AT(0)) "," RUN("b", 0, "", AT(1)) "," RUN("c", 0, "", AT(2)) "," RUN("d", 0, "", AT(3))
+#define R2_PROT  RUN("prot", 0, ",\"preemptible\":false", AT(4) "," AT(5) "," AT(6) "," AT(7))
+
+Test(preempt, frees_exactly_one_rack_whole_victims_protected_never)
+{
+    rf_problem_t *pb;
+    rf_answer_t *a = s_solve(
+        "[" R1_SMALL "," R2_PROT "]",
+        "[" RACK_GANG "\"pod_sets\":[{\"name\":\"w\",\"count\":4,\"requests\":{\"nvidia.com/gpu\":8}}]}]", NULL, &pb);
+    cr_assert(a->gangs[0].admitted);
+    s_expect(a, "11110");
+    cr_assert_eq(a->summary.preempted, 4);
+    for (int32_t i = 0; i < 4; i++) {
+        cr_assert_eq(a->running[i].n_by, 1);
+        cr_assert_eq(a->running[i].by[0], 0);
+    }
+    for (int32_t k = 0; k < a->gangs[0].pod_sets[0].n_placements; k++)
+        cr_assert_lt(a->gangs[0].pod_sets[0].placements[k].node, 4, "placed outside rack r1");
+    cr_assert(!a->summary.optimal, "an answer with preemptions is not proven optimal");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+Test(preempt, least_value_first_then_lowest_priority)
+{
+    rf_problem_t *pb;
+    /* r1: one 4-pod gang (32 GPUs); r2: two 2-pod gangs of 16, one of them
+     * priority 1: r1 costs 32 at priority 0, r2 costs 16 at 1 and 16 at 0:
+     * losing at priority 1 is worse, so r1 goes */
+    rf_answer_t *a = s_solve(
+        "[" RUN("big", 0, "", AT(0) "," AT(1) "," AT(2) "," AT(3)) "," RUN("x", 1, "", AT(4) "," AT(5)) "," RUN(
+            "y", 0, "", AT(6) "," AT(7)) "]",
+        "[" RACK_GANG "\"pod_sets\":[{\"name\":\"w\",\"count\":4,\"requests\":{\"nvidia.com/gpu\":8}}]}]", NULL, &pb);
+    s_expect(a, "100");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    /* one pod anywhere, every running gang at priority 0: p (3 pods), q (1
+     * pod), big (4 pods): the cheapest single victim is q */
+    a = s_solve("[" RUN("p", 0, "", AT(0) "," AT(1) "," AT(2)) "," RUN("q", 0, "", AT(3)) "," RUN(
+                    "big", 0, "", AT(4) "," AT(5) "," AT(6) "," AT(7)) "]",
+                "[" GANG("one", 100, 1, "") "]", NULL, &pb);
+    s_expect(a, "010");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* Equal value in both racks (16 GPUs at priority 0): the penalty decides.
+ * x holds h-0, h-1 (penalty 1); y holds h-4, h-5 with bandwidth 3 (penalty
+ * 3). Freeing r1: the gang's 1 in, x's 1 out, net 0; freeing r2: 1 in, 3
+ * out, net -2. r2 wins although r1 comes first in tree order. */
+Test(preempt, equal_value_least_penalty)
+{
+    rf_problem_t *pb;
+    rf_answer_t *a = s_solve(
+        "[" RUN("x", 0, "", AT(0) "," AT(1)) "," RUN("y", 0, ",\"bandwidth\":3", AT(4) "," AT(5)) "," RUN(
+            "p1", 0, ",\"preemptible\":false", AT(2) "," AT(3)) "," RUN("p2", 0, ",\"preemptible\":false",
+                                                                        AT(6) "," AT(7)) "]",
+        "[" RACK_GANG "\"pod_sets\":[{\"name\":\"w\",\"count\":2,\"requests\":{\"nvidia.com/gpu\":8}}]}]", NULL, &pb);
+    s_expect(a, "0100");
+    /* train 1, x 1, p1 1, p2 1 */
+    cr_assert_float_eq(a->summary.penalty, 4.0, 1e-9, "penalty %g", a->summary.penalty);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+Test(preempt, freed_room_only_for_higher_priorities)
+{
+    rf_problem_t *pb;
+    /* low (0) holds h-0..h-3; train (100) needs 2 pods in a rack: it evicts
+     * low whole, which frees 4 nodes; mid (5) takes 2 of the freed nodes; peer
+     * (0, like low) must not */
+    rf_answer_t *a =
+        s_solve("[" RUN("low", 0, "", AT(0) "," AT(1) "," AT(2) "," AT(3)) "," RUN(
+                    "r2", 50, "", AT(4) "," AT(5) "," AT(6) "," AT(7)) "]",
+                "[" RACK_GANG "\"pod_sets\":[{\"name\":\"w\",\"count\":2,\"requests\":{\"nvidia.com/gpu\":8}}]}," GANG(
+                    "mid", 5, 2, "") "," GANG("peer", 0, 1, "") "]",
+                NULL, &pb);
+    s_expect(a, "10");
+    cr_assert(a->gangs[0].admitted);
+    cr_assert(a->gangs[1].admitted, "mid should use the room low left");
+    cr_assert(!a->gangs[2].admitted, "peer has low's priority: not its room");
+    cr_assert_eq(a->running[0].n_by, 2, "low was preempted for train and mid");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+Test(preempt, never_evicts_nothing)
+{
+    rf_problem_t *pb;
+    rf_answer_t *a =
+        s_solve("[" R1_SMALL "," R2_PROT "]",
+                "[" RACK_GANG "\"pod_sets\":[{\"name\":\"w\",\"count\":4,\"requests\":{\"nvidia.com/gpu\":8}}]}]",
+                "{\"preemption\":\"never\"}", &pb);
+    cr_assert(!a->gangs[0].admitted);
+    s_expect(a, "00000");
+    cr_assert_not_null(a->gangs[0].reason);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    /* nor a gang of the same priority as every running one */
+    a = s_solve("[" R1_SMALL "]", "[" GANG("same", 0, 1, "") "]", NULL, &pb);
+    cr_assert(!a->gangs[0].admitted);
+    s_expect(a, "0000");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+Test(preempt, elastic_falls_back_to_min_count)
+{
+    rf_problem_t *pb;
+    /* 8 pods wanted, 2 enough: only r1's two preemptible gangs can go */
+    rf_answer_t *a =
+        s_solve("[" RUN("a", 0, "", AT(0)) "," RUN("b", 0, "", AT(1)) "," RUN(
+                    "p", 0, ",\"preemptible\":false", AT(2) "," AT(3) "," AT(4) "," AT(5) "," AT(6) "," AT(7)) "]",
+                "[{\"name\":\"el\",\"priority\":9,\"pod_sets\":[{\"name\":\"w\",\"count\":8,\"min_count\":2,"
+                "\"requests\":{\"nvidia.com/gpu\":8}}]}]",
+                NULL, &pb);
+    cr_assert(a->gangs[0].admitted);
+    s_expect(a, "110");
+    cr_assert_eq(a->summary.value[0].pods, 2);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* settle keeps a victim no admitted gang of higher priority preempts. */
+Test(preempt, settle_keeps_victims_without_a_preemptor)
+{
+    char *json = rf_test_preempt_json(s_full, "[" RUN("a", 0, "", AT(0)) "," RUN("b", 0, "", AT(1)) "]",
+                                      "[" GANG("g", 5, 1, "") "]", NULL);
+    rf_problem_t *pb = rf_test_parse(json);
+    free(json);
+    rf_answer_t *a = rf_answer_new(pb);
+    cr_assert_eq(rf_answer_add(a, 0, 0, rf_problem_node(pb, "h-0"), 1), RF_OK);
+    cr_assert_eq(rf_answer_preempt(a, 0, true), RF_OK);
+    cr_assert_eq(rf_answer_preempt(a, 1, true), RF_OK);
+    cr_assert_eq(rf__preempt_settle(a), RF_OK);
+    cr_assert(a->running[0].preempted);
+    cr_assert(!a->running[1].preempted);
+    cr_assert_eq(rf_answer_finish(a), RF_OK);
+    rf_test_assert_feasible(pb, a, "settled");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}

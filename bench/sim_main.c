@@ -25,7 +25,7 @@
 
 static const char s_usage[] =
     "usage: rackfit-bench sim --trace FILE --cluster SPEC --policy NAME[,NAME...] --out DIR [options]\n"
-    "  --trace FILE        Tiresias, Pollux, Alibaba openb or sim CSV (by its header)\n"
+    "  --trace FILE[,...]  Tiresias, Pollux, Alibaba openb or sim CSV (by its header); several: merged\n"
     "  --cluster SPEC      a contract JSON file (models/gpu-1024.json), fabric:BxRxH[xG], or tiresias:SPEC.csv\n"
     "  --policy LIST       kube, kueue, greedy, ilp, auto (comma-separated; all: every one)\n"
     "  --out DIR           where the CSV, plots and report.html go\n"

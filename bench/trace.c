@@ -252,9 +252,59 @@ void sim_trace_opts_default(sim_trace_opts_t *o)
     o->max_bytes = (int64_t)256 << 20;
 }
 
+/* Several files, comma-separated: each read on its own (its times relative to its own first job, --hours
+ * per file), then merged by submit time (ties: file order, then row) and cut to max_jobs. */
+static rf_status s_read_list(const char *paths, const sim_trace_opts_t *o, sim_trace_t *out, rf_error_t *err)
+{
+    char *copy = strdup(paths);
+    if (!copy)
+        return rf_error_set(err, RF_ENOMEM, "", "trace: out of memory");
+    sim_trace_opts_t one = *o;
+    one.max_jobs = 0;
+    rf_status st = RF_OK;
+    int32_t files = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok && st == RF_OK; tok = strtok_r(NULL, ",", &save)) {
+        sim_trace_t t;
+        st = sim_trace_read(tok, &one, &t, err);
+        if (st != RF_OK)
+            break;
+        sim_job_t *nj = realloc(out->jobs, (size_t)(out->n + t.n) * sizeof(sim_job_t));
+        if (!nj) {
+            sim_trace_fini(&t);
+            st = rf_error_set(err, RF_ENOMEM, "", "trace: out of memory");
+            break;
+        }
+        out->jobs = nj;
+        for (int32_t i = 0; i < t.n; i++) {
+            t.jobs[i].row += files * (1 << 24); /* file order first among equal submit times */
+            out->jobs[out->n + i] = t.jobs[i];
+        }
+        out->n += t.n;
+        out->rows += t.rows;
+        out->skipped += t.skipped;
+        out->format = files == 0 || out->format == t.format ? t.format : "mixed";
+        files++;
+        sim_trace_fini(&t);
+    }
+    free(copy);
+    if (st != RF_OK) {
+        sim_trace_fini(out);
+        return st;
+    }
+    qsort(out->jobs, (size_t)out->n, sizeof(sim_job_t), s_cmp_submit);
+    if (o->max_jobs > 0 && out->n > o->max_jobs) {
+        out->skipped += out->n - o->max_jobs;
+        out->n = o->max_jobs;
+    }
+    return RF_OK;
+}
+
 rf_status sim_trace_read(const char *path, const sim_trace_opts_t *o, sim_trace_t *out, rf_error_t *err)
 {
     memset(out, 0, sizeof(*out));
+    if (strchr(path, ','))
+        return s_read_list(path, o, out, err);
     if (!(o->size_scale > 0) || !(o->time_scale > 0))
         return rf_error_set(err, RF_EINVAL, "", "trace: --size-scale and --time-scale must be > 0");
     char *text = NULL;

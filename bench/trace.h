@@ -53,8 +53,9 @@ typedef struct {
 } sim_trace_opts_t;
 
 void sim_trace_opts_default(sim_trace_opts_t *o);
-/* Read a trace file. Errors name the file, line and field: RF_EIO, RF_EPARSE
- * (unknown header, bad number), RF_ELIMIT, RF_ENOMEM. */
+/* Read a trace file, or several (comma-separated paths: each replayed from
+ * time 0, merged by submit time, as tenants sharing the cluster). Errors name the file, line and field: RF_EIO,
+ * RF_EPARSE (unknown header, bad number), RF_ELIMIT, RF_ENOMEM. */
 rf_status sim_trace_read(const char *path, const sim_trace_opts_t *o, sim_trace_t *out, rf_error_t *err);
 void sim_trace_fini(sim_trace_t *t);
 

@@ -142,3 +142,28 @@ Test(trace, errors)
     cr_expect(strstr(err.message, "/nonexistent/trace.csv") != NULL, "%s", err.message);
     rf_test_no_leaks();
 }
+
+Test(trace, several_files_merge_as_tenants)
+{
+    sim_trace_opts_t o;
+    sim_trace_opts_default(&o);
+    char paths[1200];
+    snprintf(paths, sizeof(paths), "%s/tests/data/sim/hand.csv,%s/tests/data/sim/deadlock.csv", RF_SOURCE_DIR,
+             RF_SOURCE_DIR);
+    sim_trace_t t;
+    rf_error_t err;
+    rf_error_clear(&err);
+    cr_assert_eq(sim_trace_read(paths, &o, &t, &err), RF_OK, "%s", err.message);
+    cr_expect_eq(t.n, 5);
+    cr_expect_str_eq(t.format, "sim");
+    /* submit 0: Y, X (first file), then A, B; then Z at 1 */
+    const char *order[5] = {"Y", "X", "A", "B", "Z"};
+    for (int i = 0; i < 5; i++)
+        cr_expect_str_eq(t.jobs[i].name, order[i]);
+    sim_trace_fini(&t);
+    o.max_jobs = 2;
+    cr_assert_eq(sim_trace_read(paths, &o, &t, &err), RF_OK, "%s", err.message);
+    cr_expect_eq(t.n, 2);
+    sim_trace_fini(&t);
+    rf_test_no_leaks();
+}

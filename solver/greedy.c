@@ -1039,11 +1039,12 @@ static int32_t s_candidates(const s_ctx_t *c, const s_gang_t *gv, int32_t l, int
 }
 
 /* The orders the pod sets of a gang are placed in, into orders[0..n): the
- * problem's, and, for a gang of several pod sets
- * outside kueue_only, the one with most new pods first. The second places a
- * gang's pod sets jointly in the sense that matters: the small ones (a
- * leader) go where the large ones (the workers) left room, so a leader never
- * takes the slot a worker needed when another node would hold it. */
+ * problem's, and, for a gang of several pod sets outside kueue_only, the one
+ * with most new pods first, tried at an anchor when the first fails there.
+ * The second places a gang's pod sets jointly in the sense that matters: the
+ * small ones (a leader) go where the large ones (the workers) left room, so
+ * a leader never takes the slot a worker needed when another node would
+ * hold it. */
 static int32_t s_orders(const s_ctx_t *c, const s_gang_t *gv, int32_t orders[2][64])
 {
     for (int32_t p = 0; p < gv->n_ps; p++)
@@ -1096,14 +1097,14 @@ static bool s_search(s_ctx_t *c, const s_gang_t *gv, double *best_pen)
             for (int strategy = S_KUEUE; strategy <= S_NODES; strategy++) {
                 if (strategy == S_NODES && (l == c->L - 1 || c->kueue_only))
                     continue;
-                for (int32_t o = 0; o < n_orders; o++) {
-                    double pen = s_try_anchor(c, gv, cand[i], strategy, orders[o]);
-                    if (c->failed_alloc)
-                        return false;
-                    if (pen >= 0 && (best < 0 || pen < best - S_EPS)) {
-                        best = pen;
-                        s_save_best(c, gv->n_ps);
-                    }
+                double pen = -1;
+                for (int32_t o = 0; o < n_orders && pen < 0; o++) /* the second only when the first fails */
+                    pen = s_try_anchor(c, gv, cand[i], strategy, orders[o]);
+                if (c->failed_alloc)
+                    return false;
+                if (pen >= 0 && (best < 0 || pen < best - S_EPS)) {
+                    best = pen;
+                    s_save_best(c, gv->n_ps);
                 }
                 if (c->kueue_only && best >= 0) {
                     /* Kueue's choice: the first that fits, lowest level first */

@@ -123,7 +123,8 @@ void rf__binder_tell(rf__binder_t *b, rf__pool_t *pool, const rf__pgang_t *g, co
     snprintf(message, sizeof message, "rackfit: gang %s: %s", g->name, reason);
     double now = rf__now();
     rf__hold_t *t = s_told(b, g->name, now);
-    if (t && now < t->until) /* told recently: a new reason waits */
+    /* told recently: a new reason waits (a requeue state is news, not churn: it is told at once) */
+    if (t && now < t->until && !annotation)
         return;
     rf__job_t *j = rf__job_new(RF_JOB_TELL, g->name);
     int cap = (int)g->n_pending + 1;

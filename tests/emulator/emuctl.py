@@ -7,8 +7,14 @@
   emuctl.py URL wait-bound NS GANG N [--timeout S]     every pod of the gang bound (N of them)
   emuctl.py URL wait-phase NS GANG PHASE N [--timeout S]
   emuctl.py URL wait-event NS SUBSTRING [--timeout S]  a FailedScheduling event whose message has it
-  emuctl.py URL check [--levels L1,L2,...]              the invariants (see check())
+  emuctl.py URL check [--levels L1,L2,...] [--partial-ok GANG]...  the invariants (see check())
   emuctl.py URL faults JSON | compact | state | cordon NODE
+  emuctl.py URL node-lost NODE [--gone]   the node NotReady (or deleted) and its pods deleted, as the
+                                          node lifecycle controller does; prints the pods it took
+  emuctl.py URL make-ready NS GANG        every Running pod of the gang Ready (the kubelet's probe passing)
+  emuctl.py URL annotation NS GANG KEY    a pod's (or else the PodGroup's) annotation KEY, or nothing
+  emuctl.py URL nodes-of NS GANG          the gang's live pods' nodes, one per line: POD NODE
+  emuctl.py URL state-bindings | delete-pod NS NAME
 Exit status 0 on success, 1 when a wait times out or a check fails.
 """
 import argparse
@@ -155,12 +161,72 @@ def cmd_wait_phase(api, a):
 def cmd_wait_event(api, a):
     def f():
         st, body = api.call("GET", "/api/v1/namespaces/%s/events" % a.ns)
-        hits = [e for e in body.get("items", []) if e.get("reason") == "FailedScheduling" and a.text in e.get("message", "")]
-        return bool(hits), "%d FailedScheduling events with %r" % (len(hits), a.text)
+        hits = [e for e in body.get("items", []) if e.get("reason") == a.reason and a.text in e.get("message", "")]
+        return bool(hits), "%d %s events with %r" % (len(hits), a.reason, a.text)
     return _wait(f, a.timeout)
 
 
-def check(api, levels):
+def live_pods(api, ns, gang):
+    return [p for p in api.pods(ns) if (gang_of(p) == gang or p["metadata"]["name"] == gang)
+            and not p["metadata"].get("deletionTimestamp")]
+
+
+def cmd_node_lost(api, a):
+    if a.gone:
+        st, body = api.call("DELETE", "/api/v1/nodes/" + a.node, {})
+    else:
+        st, node = api.call("GET", "/api/v1/nodes/" + a.node)
+        conds = [c for c in node["status"].get("conditions", []) if c["type"] != "Ready"]
+        conds.append({"type": "Ready", "status": "False", "reason": "NodeStatusUnknown"})
+        st, body = api.call("PATCH", "/api/v1/nodes/%s/status" % a.node, {"status": {"conditions": conds}},
+                            "application/merge-patch+json")
+    if st != 200:
+        sys.exit("node %s: %s %s" % (a.node, st, body))
+    for p in api.pods():
+        if p["spec"].get("nodeName") == a.node:
+            md = p["metadata"]
+            api.call("DELETE", "/api/v1/namespaces/%s/pods/%s" % (md["namespace"], md["name"]),
+                     {"preconditions": {"uid": md["uid"]}})
+            print(md["name"])
+    return 0
+
+
+def cmd_make_ready(api, a):
+    n = 0
+    for p in live_pods(api, a.ns, a.gang):
+        if (p.get("status") or {}).get("phase") != "Running":
+            continue
+        conds = [c for c in p["status"].get("conditions", []) if c["type"] != "Ready"]
+        conds.append({"type": "Ready", "status": "True", "lastTransitionTime": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                                          time.gmtime())})
+        st, body = api.call("PATCH", "/api/v1/namespaces/%s/pods/%s/status" % (a.ns, p["metadata"]["name"]),
+                            {"status": {"conditions": conds}}, "application/merge-patch+json")
+        n += st == 200
+    print("%d pods ready" % n)
+    return 0
+
+
+def cmd_annotation(api, a):
+    for p in live_pods(api, a.ns, a.gang):
+        v = (p["metadata"].get("annotations") or {}).get(a.key)
+        if v:
+            print(v)
+            return 0
+    st, pg = api.call("GET", "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/%s/podgroups/%s" % (a.ns, a.gang))
+    v = ((pg.get("metadata") or {}).get("annotations") or {}).get(a.key) if st == 200 else None
+    if v:
+        print(v)
+    return 0
+
+
+def cmd_nodes_of(api, a):
+    for p in sorted(live_pods(api, a.ns, a.gang), key=lambda p: p["metadata"]["name"]):
+        if p["spec"].get("nodeName"):
+            print(p["metadata"]["name"], p["spec"]["nodeName"])
+    return 0
+
+
+def check(api, levels, exempt=()):
     """No node over its allocatable (the emulator records it at every bind); no
     gang partly bound among its live pods; every bound gang with a required
     level inside one domain of that level."""
@@ -178,7 +244,7 @@ def check(api, levels):
         gangs.setdefault((p["metadata"]["namespace"], g), []).append(p)
     for (ns, g), pods in sorted(gangs.items()):
         bound = [p for p in pods if p["spec"].get("nodeName")]
-        if bound and len(bound) != len(pods):
+        if bound and len(bound) != len(pods) and g not in exempt:
             problems.append("gang %s/%s partly bound: %d of %d" % (ns, g, len(bound), len(pods)))
         req = (pods[0]["metadata"].get("annotations") or {}).get("kueue.x-k8s.io/podset-required-topology")
         if req and bound:
@@ -232,13 +298,32 @@ def main():
     p = sub.add_parser("wait-event")
     p.add_argument("ns")
     p.add_argument("text")
+    p.add_argument("--reason", default="FailedScheduling")
     p.add_argument("--timeout", type=float, default=30)
+    p = sub.add_parser("node-lost")
+    p.add_argument("node")
+    p.add_argument("--gone", action="store_true")
+    p = sub.add_parser("make-ready")
+    p.add_argument("ns")
+    p.add_argument("gang")
+    p = sub.add_parser("annotation")
+    p.add_argument("ns")
+    p.add_argument("gang")
+    p.add_argument("key")
+    p = sub.add_parser("nodes-of")
+    p.add_argument("ns")
+    p.add_argument("gang")
     p = sub.add_parser("check")
     p.add_argument("--levels", default=",".join(LEVELS))
+    p.add_argument("--partial-ok", action="append", default=[], help="a gang that may be partly bound (node loss)")
     p = sub.add_parser("faults")
     p.add_argument("json")
     sub.add_parser("compact")
     sub.add_parser("state")
+    sub.add_parser("state-bindings")
+    p = sub.add_parser("delete-pod")
+    p.add_argument("ns")
+    p.add_argument("name")
     p = sub.add_parser("lease-steal")
     p.add_argument("ns")
     p.add_argument("name")
@@ -257,8 +342,12 @@ def main():
         return cmd_wait_phase(api, a)
     if a.cmd == "wait-event":
         return cmd_wait_event(api, a)
+    for name, fn in (("node-lost", cmd_node_lost), ("make-ready", cmd_make_ready), ("annotation", cmd_annotation),
+                     ("nodes-of", cmd_nodes_of)):
+        if a.cmd == name:
+            return fn(api, a)
     if a.cmd == "check":
-        probs = check(api, a.levels.split(","))
+        probs = check(api, a.levels.split(","), a.partial_ok)
         for pr in probs:
             print("violation: " + pr)
         print("check: %d violations" % len(probs))
@@ -269,6 +358,12 @@ def main():
     if a.cmd == "compact":
         print(api.call("POST", "/emu/compact", {})[1])
         return 0
+    if a.cmd == "state-bindings":
+        print(json.dumps(api.call("GET", "/emu/state")[1]["bindings"]))
+        return 0
+    if a.cmd == "delete-pod":
+        st, body = api.call("DELETE", "/api/v1/namespaces/%s/pods/%s" % (a.ns, a.name), {})
+        return 0 if st == 200 else 1
     if a.cmd == "state":
         st = api.call("GET", "/emu/state")[1]
         st.pop("bindings")

@@ -19,10 +19,14 @@ It follows the real API's semantics for what the watcher uses:
   conditions (422), Events (400) and Leases (400); an extended resource
   requested without an equal limit (422);
 - DELETE with preconditions.uid (409 on mismatch); a bound pod terminates
-  gracefully (deletionTimestamp, then gone), an unbound one goes at once.
-It also plays the parts of a kubelet (admits a bound pod after a delay, or
-rejects it with OutOf<resource> when the node is over-committed, or on
-request) and of a Job controller (recreates a deleted pod labelled
+  gracefully (deletionTimestamp, then gone), an unbound one goes at once;
+- POST pods/NAME/eviction (policy/v1 or policy/v1beta1 Eviction, uid
+  precondition in deleteOptions): 201 and the same graceful delete, with the
+  DisruptionTarget condition set first, as the real server does; 429 while a
+  fault says a PodDisruptionBudget forbids it;
+It also plays the parts of a kubelet (admits a bound pod after a delay,
+Running with startTime and Ready=True, or rejects it with OutOf<resource>
+when the node is over-committed, or on request) and of a Job controller (recreates a deleted pod labelled
 emu/recreate=true from its original spec, with a new uid).
 
 Faults, set with POST /emu/faults (JSON, merged into the current set):
@@ -35,6 +39,9 @@ Faults, set with POST /emu/faults (JSON, merged into the current set):
   watch_error: CODE        every watch gets one ERROR event (Status CODE, not 410) and ends
   kubelet_reject: {"REGEX": "OutOfcpu"}
   kubelet_delay: S
+  never_ready: REGEX       admitted pods whose name matches stay Running but never Ready
+  succeed: REGEX           admitted pods whose name matches finish at once (phase Succeeded)
+  evict_refuse: {"REGEX": N}  the next N evictions of matching pods get 429 (a PodDisruptionBudget)
   latency: S               added to every non-watch request
 Control: POST /emu/compact (forget history, cut every stream: watchers
 resume with a version that is now gone), GET /emu/state (bindings, capacity
@@ -407,6 +414,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self._get(kind, ns, name)
             if method == "POST" and sub == "binding":
                 return self._bind(ns, name, self._body())
+            if method == "POST" and sub == "eviction":
+                return self._evict(ns, name, self._body())
             if method == "POST" and not name:
                 return self._create(kind, ns, self._body())
             if method == "PUT":
@@ -680,7 +689,32 @@ class Handler(BaseHTTPRequestHandler):
                 return self._err(*fail)
         self._send(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
 
-    def _delete(self, kind, ns, name, opts):
+    def _evict(self, ns, name, ev):
+        if ev.get("kind") != "Eviction" or ev.get("apiVersion") not in ("policy/v1", "policy/v1beta1"):
+            return self._err(400, "BadRequest", "the body is not a policy/v1 or policy/v1beta1 Eviction")
+        with STORE.cv:
+            key = (ns, name)
+            cur = STORE.objs["pods"].get(key)
+            if not cur:
+                return self._err(404, "NotFound", 'pods "%s" not found' % name)
+            for rx, n in list((STORE.faults.get("evict_refuse") or {}).items()):
+                if re.search(rx, name) and n > 0:
+                    STORE.faults["evict_refuse"][rx] = n - 1
+                    STORE.count("evictions_refused")
+                    return self._err(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's "
+                                     "disruption budget.")
+            uid = ((ev.get("deleteOptions") or {}).get("preconditions") or {}).get("uid")
+            if uid and uid != cur["metadata"]["uid"]:
+                return self._err(409, "Conflict", "Precondition failed: UID in precondition: %s, UID in object "
+                                 "meta: %s" % (uid, cur["metadata"]["uid"]))
+            STORE.count("evicted")
+            conds = cur.setdefault("status", {}).setdefault("conditions", [])
+            conds[:] = [c for c in conds if c.get("type") != "DisruptionTarget"]
+            conds.append({"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+                          "lastTransitionTime": now_rfc3339()})
+        self._delete("pods", ns, name, {"preconditions": {"uid": cur["metadata"]["uid"]}}, evicted=True)
+
+    def _delete(self, kind, ns, name, opts, evicted=False):
         with STORE.cv:
             key = (ns or "", name)
             cur = STORE.objs[kind].get(key)
@@ -705,6 +739,9 @@ class Handler(BaseHTTPRequestHandler):
                 if kind == "pods":
                     recreate_later(key)
             out = json.dumps(cur, separators=(",", ":")).encode()
+        if evicted:
+            return self._send(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                                    "code": 201})
         self._send(200, out)
 
     # -- control
@@ -798,8 +835,16 @@ def kubelet_loop():
                     st.update({"phase": "Failed", "reason": reason,
                                "message": "Pod was rejected: Node didn't have enough resource: " + reason[5:]})
                     STORE.count("kubelet_rejected")
+                elif STORE.faults.get("succeed") and re.search(STORE.faults["succeed"], key[1]):
+                    st.update({"phase": "Succeeded", "startTime": now_rfc3339()})
+                    STORE.count("kubelet_succeeded")
                 else:
                     st.update({"phase": "Running", "startTime": now_rfc3339()})
+                    ready = not (STORE.faults.get("never_ready") and re.search(STORE.faults["never_ready"], key[1]))
+                    conds = st.setdefault("conditions", [])
+                    conds[:] = [c for c in conds if c.get("type") != "Ready"]
+                    conds.append({"type": "Ready", "status": "True" if ready else "False",
+                                  "lastTransitionTime": now_rfc3339()})
                     STORE.count("kubelet_admitted")
                 STORE.put("pods", pod, "MODIFIED")
 

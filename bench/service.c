@@ -2,15 +2,18 @@
  * (bench/RESULTS.md, "rackfitd").
  *
  *   rackfit-bench service [--endpoint E] [--clients N] [--seconds S]
- *                         [--rate R] [--full N]
+ *                         [--rate R] [--full N] [--runs N]
  *
  * Without --endpoint it starts <bin>/rackfitd on a free loopback port
  * (plain mode) and stops it after. Measures, in this order:
  * 1. decode: a 16,384-node problem from MessagePack into the solver's model
  *    in this process (pre-scan, unpack, document, schema reader, validate);
- * 2. closed loop: N clients (REQ, one thread each), each sending a one-gang
- *    greedy solve that commits against a stored 1,024-node cluster, then
- *    its release (so the cluster never fills); requests/s counts the solves;
+ * 2. closed loop, --runs times: the same N clients (REQ, one thread each)
+ *    first ping for S seconds, then each sends a one-gang greedy solve that
+ *    commits against a stored 1,024-node cluster, then its release (so the
+ *    cluster never fills); solves/s against ping/s;
+ *    then a burst: 400 small solver-lane solves from 8 pipelined clients at
+ *    once, counted as answered or `busy`;
  * 3. open loop: one pipelined client sends solves on a clock at R requests/s
  *    (default: half the closed-loop rate) and releases each on its reply;
  *    latency runs from the scheduled send time, so a stall is not hidden;
@@ -20,6 +23,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +47,7 @@ typedef struct {
     double seconds;
     double rate;
     int full;
+    int runs; /* closed-loop ping and solve phases, each run both */
 } s_opts_t;
 
 typedef struct {
@@ -194,6 +199,48 @@ static void s_release_msg(rf__mp_writer_t *w, long id)
     rf__mp_str(w, gang);
 }
 
+static void s_ping_msg(rf__mp_writer_t *w, long id)
+{
+    rf__mp_writer_reset(w);
+    rf__mp_map(w, 2);
+    rf__mp_key(w, "id");
+    rf__mp_int(w, id);
+    rf__mp_key(w, "op");
+    rf__mp_str(w, "ping");
+}
+
+/* A small solve that the server puts on its solver lane (mode auto, the
+ * default), against the stored cluster, without a commit: the burst. */
+static void s_burst_msg(rf__mp_writer_t *w, long id)
+{
+    rf__mp_writer_reset(w);
+    rf__mp_map(w, 4);
+    rf__mp_key(w, "id");
+    rf__mp_int(w, id);
+    rf__mp_key(w, "cluster_name");
+    rf__mp_str(w, "bench");
+    rf__mp_key(w, "options");
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "time_limit_ms");
+    rf__mp_int(w, 50);
+    rf__mp_key(w, "gangs");
+    rf__mp_array(w, 1);
+    rf__mp_map(w, 2);
+    rf__mp_key(w, "name");
+    rf__mp_str(w, "bench/burst");
+    rf__mp_key(w, "pod_sets");
+    rf__mp_array(w, 1);
+    rf__mp_map(w, 3);
+    rf__mp_key(w, "name");
+    rf__mp_str(w, "w");
+    rf__mp_key(w, "count");
+    rf__mp_int(w, 1);
+    rf__mp_key(w, "requests");
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "nvidia.com/gpu");
+    rf__mp_int(w, 1);
+}
+
 /* The id of a reply (0 when absent). */
 static long s_reply_id(const void *reply, size_t len, long *stale)
 {
@@ -226,6 +273,7 @@ typedef struct {
     const s_opts_t *o;
     int index;
     double end_ms;
+    bool ping; /* ping round trips instead of solves */
     s_lat_t lat;
     long done;
     long stale;
@@ -240,7 +288,20 @@ static void *s_closed(void *arg)
     if (!c || !w)
         s_die("client", &err);
     long id = (long)wk->index * 100000000L + 1;
-    while (rf_now_ms() < wk->end_ms) {
+    while (wk->ping && rf_now_ms() < wk->end_ms) {
+        void *reply = NULL;
+        size_t n = 0, rn = 0;
+        s_ping_msg(w, id++);
+        const void *msg = rf__mp_writer_data(w, &n);
+        double t0 = rf_now_ms();
+        if (rf_client_request(c, msg, n, &reply, &rn, &err) != RF_OK)
+            s_die("ping", &err);
+        s_lat_add(&wk->lat, rf_now_ms() - t0);
+        s_expect_ok(reply, rn, "ping");
+        free(reply);
+        wk->done++;
+    }
+    while (!wk->ping && rf_now_ms() < wk->end_ms) {
         void *reply = NULL;
         size_t n = 0, rn = 0;
         s_solve_msg(w, id);
@@ -280,16 +341,111 @@ static pid_t s_spawn(const char *argv0, char *endpoint, size_t cap)
     snprintf(endpoint, cap, "tcp://127.0.0.1:%d", port);
     pid_t pid = fork();
     if (pid == 0) {
-        execl(bin, bin, "--listen", endpoint, "--log-level", "warn", "--fast-queue", "100000", (char *)NULL);
+        execl(bin, bin, "--listen", endpoint, "--log-level", "warn", (char *)NULL); /* the defaults */
         _exit(127);
     }
     usleep(300 * 1000);
     return pid;
 }
 
+typedef struct {
+    double rate, req_rate, p50, p99;
+    long stale;
+} s_result_t;
+
+/* One closed-loop phase of o->seconds: every client pings, or solves. */
+static s_result_t s_closed_run(const s_opts_t *o, bool ping)
+{
+    s_worker_t *wk = calloc((size_t)o->clients, sizeof *wk);
+    pthread_t *th = calloc((size_t)o->clients, sizeof *th);
+    static int round;
+    double t0 = rf_now_ms();
+    round++;
+    for (int k = 0; k < o->clients; k++) {
+        wk[k] = (s_worker_t){.o = o, .index = k + 100 * round, .end_ms = t0 + o->seconds * 1000, .ping = ping};
+        pthread_create(&th[k], NULL, s_closed, &wk[k]);
+    }
+    s_lat_t all = {0};
+    long done = 0, stale = 0;
+    for (int k = 0; k < o->clients; k++) {
+        pthread_join(th[k], NULL);
+        done += wk[k].done;
+        stale += wk[k].stale;
+        for (size_t i = 0; i < wk[k].lat.n; i++)
+            s_lat_add(&all, wk[k].lat.v[i]);
+        free(wk[k].lat.v);
+    }
+    double el = (rf_now_ms() - t0) / 1000;
+    s_result_t r = {.rate = (double)done / el,
+                    .req_rate = ((ping ? 1 : 2) * (double)done + (double)stale) / el,
+                    .p50 = s_pct(&all, 0.5),
+                    .p99 = s_pct(&all, 0.99),
+                    .stale = stale};
+    free(all.v);
+    free(wk);
+    free(th);
+    return r;
+}
+
+/* 400 small solve requests (mode auto: the solver lane) from 8 pipelined
+ * clients, all sent before any reply is read: how many are answered, and
+ * how many `busy`. */
+static void s_burst(const s_opts_t *o)
+{
+    enum { CLIENTS = 8, EACH = 50 };
+    rf_client_t *pc[CLIENTS];
+    rf_client_opts_t po;
+    rf_client_opts_default(&po);
+    po.pipelined = 1;
+    po.timeout_ms = 120000;
+    rf_error_t err;
+    rf__mp_writer_t *w = rf__mp_writer_new();
+    for (int k = 0; k < CLIENTS; k++)
+        if (!(pc[k] = rf_client_new(o->endpoint, &po, &err)))
+            s_die("burst client", &err);
+    double t0 = rf_now_ms();
+    for (int i = 0; i < EACH; i++)
+        for (int k = 0; k < CLIENTS; k++) {
+            size_t n = 0;
+            s_burst_msg(w, 2000000000L + k * EACH + i);
+            const void *msg = rf__mp_writer_data(w, &n);
+            if (rf_client_send(pc[k], msg, n, &err) != RF_OK)
+                s_die("burst send", &err);
+        }
+    long ok = 0, busy = 0, other = 0;
+    for (int k = 0; k < CLIENTS; k++)
+        for (int i = 0; i < EACH; i++) {
+            void *reply = NULL;
+            size_t rn = 0;
+            if (rf_client_recv(pc[k], 120000, &reply, &rn, &err) != RF_OK)
+                s_die("burst recv", &err);
+            rf__arena_t *a = rf__arena_new(0);
+            rf__mp_limits_t l = {0};
+            rf_doc_t *doc = NULL;
+            if (rf__mp_decode(reply, rn, &l, a, &doc, &err) == RF_OK) {
+                const rf_doc_t *e = rf__doc_get(doc, "error");
+                const rf_doc_t *code = e ? rf__doc_get(e, "code") : NULL;
+                if (!e)
+                    ok++;
+                else if (code && code->type == RF_DOC_STR && strcmp(code->u.s, "busy") == 0)
+                    busy++;
+                else
+                    other++;
+            }
+            rf__arena_destroy(&a);
+            free(reply);
+        }
+    printf("burst: %d small solve requests (mode auto, the solver lane) from %d pipelined clients at once: %ld "
+           "answered, %ld busy, %ld other errors, all in %.0f ms\n",
+           CLIENTS * EACH, CLIENTS, ok, busy, other, rf_now_ms() - t0);
+    for (int k = 0; k < CLIENTS; k++)
+        rf_client_destroy(&pc[k]);
+    rf__mp_writer_destroy(&w);
+}
+
 int bench_service_main(int argc, char **argv)
 {
-    s_opts_t o = {.endpoint = NULL, .clients = 4, .seconds = 5, .rate = 0, .full = 10};
+    s_opts_t o = {.endpoint = NULL, .clients = 4, .seconds = 5, .rate = 0, .full = 10, .runs = 3};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -306,14 +462,16 @@ int bench_service_main(int argc, char **argv)
             o.rate = atof(v);
         else if (strcmp(a, "--full") == 0)
             o.full = atoi(v);
+        else if (strcmp(a, "--runs") == 0)
+            o.runs = atoi(v);
         else {
             fprintf(stderr, "usage: rackfit-bench service [--endpoint E] [--clients N] [--seconds S] [--rate R] "
-                            "[--full N]\n");
+                            "[--full N] [--runs N]\n");
             return 2;
         }
         i++;
     }
-    if (o.clients < 1 || o.seconds <= 0) {
+    if (o.clients < 1 || o.seconds <= 0 || o.runs < 1) {
         fprintf(stderr, "rackfit-bench service: --clients and --seconds must be positive\n");
         return 2;
     }
@@ -392,30 +550,19 @@ int bench_service_main(int argc, char **argv)
     if (!c)
         s_die("cannot reach rackfitd", &err);
 
-    s_worker_t *wk = calloc((size_t)o.clients, sizeof *wk);
-    pthread_t *th = calloc((size_t)o.clients, sizeof *th);
-    double t0 = rf_now_ms();
-    for (int k = 0; k < o.clients; k++) {
-        wk[k] = (s_worker_t){.o = &o, .index = k, .end_ms = t0 + o.seconds * 1000};
-        pthread_create(&th[k], NULL, s_closed, &wk[k]);
+    double rate = 0;
+    for (int run = 0; run < o.runs; run++) {
+        s_result_t pr = s_closed_run(&o, true), sr = s_closed_run(&o, false);
+        rate = sr.rate;
+        printf("run %d, %d clients (REQ, one thread each), stored 1,024 nodes: ping %.0f round trips/s (p50 %.3f ms, "
+               "p99 %.3f ms); one-gang greedy solve+commit then release %.0f committed solves/s (%.0f requests/s "
+               "with the releases, %ld stale retries; solve p50 %.3f ms, p99 %.3f ms): solves/ping = %.2f\n",
+               run + 1, o.clients, pr.rate, pr.p50, pr.p99, sr.rate, sr.req_rate, sr.stale, sr.p50, sr.p99,
+               pr.rate > 0 ? sr.rate / pr.rate : 0);
     }
-    s_lat_t all = {0};
-    long done = 0, stale = 0;
-    for (int k = 0; k < o.clients; k++) {
-        pthread_join(th[k], NULL);
-        done += wk[k].done;
-        stale += wk[k].stale;
-        for (size_t i = 0; i < wk[k].lat.n; i++)
-            s_lat_add(&all, wk[k].lat.v[i]);
-        free(wk[k].lat.v);
-    }
-    double el = (rf_now_ms() - t0) / 1000;
-    double rate = (double)done / el;
-    printf("closed loop: %d clients, one-gang greedy solve+commit, then release, stored 1,024 nodes: %.0f committed "
-           "solves/s (%.0f requests/s with the releases and %ld stale retries); solve latency p50 %.3f ms, p99 %.3f "
-           "ms\n",
-           o.clients, rate, (2 * (double)done + (double)stale) / el, stale, s_pct(&all, 0.5), s_pct(&all, 0.99));
-    free(all.v);
+
+    /* 2b. a burst of small solver-lane solves from 8 pipelined clients */
+    s_burst(&o);
 
     /* 3. open loop at a fixed rate */
     double want = o.rate > 0 ? o.rate : rate / 2;
@@ -495,8 +642,6 @@ int bench_service_main(int argc, char **argv)
                o.full / fel, s_pct(&fl, 0.5), s_pct(&fl, 0.99));
     free(fl.v);
     free(dec.v);
-    free(wk);
-    free(th);
     free(full_msg);
     rf_client_destroy(&c);
     rf__mp_writer_destroy(&w);

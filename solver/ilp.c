@@ -274,9 +274,9 @@ typedef struct {
     int32_t *stamp; /* [max(D, units)] col per domain/unit for the current gang, with gen */
     uint32_t *gen;
     uint32_t now;
-    int32_t *stage_cols[8];
-    double *stage_vals[8];
-    int64_t stage_n[8], stage_cap[8];
+    int32_t *stage_cols[RF_MIP_MAX_STAGES];
+    double *stage_vals[RF_MIP_MAX_STAGES];
+    int64_t stage_n[RF_MIP_MAX_STAGES], stage_cap[RF_MIP_MAX_STAGES];
 } s_build_t;
 
 static bool s_stage_add(s_build_t *b, int32_t k, int32_t col, double val)
@@ -339,7 +339,7 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
         return -1;
 
     /* priorities, highest first, and the stages they need */
-    int64_t prios[8];
+    int64_t prios[RF_MIP_MAX_STAGES];
     int32_t n_prio = 0;
     bool ordered = pb->options.admission == RF_ADMIT_ORDERED && !s->isolating;
     for (int32_t g = 0; g < G; g++) {
@@ -350,7 +350,7 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
         while (i < n_prio && prios[i] != pr)
             i++;
         if (i == n_prio) {
-            if (n_prio == (ordered ? 3 : 7))
+            if (n_prio == (RF_MIP_MAX_STAGES - 1) / (ordered ? 3 : 2))
                 return -1; /* more stages than the solver keeps */
             prios[n_prio++] = pr;
         }
@@ -361,17 +361,10 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
             prios[j] = prios[j - 1];
             prios[j - 1] = t;
         }
-    int32_t per = ordered ? 2 : 1;
+    /* per priority: [the prefix (ordered)], units, then pods */
+    int32_t per = ordered ? 3 : 2;
     int32_t n_stages = n_prio * per + 1;
     /* W_k: one more than the pods priority k can hold */
-    double W[8] = {0};
-    for (int32_t g = 0; g < G; g++)
-        for (int32_t k = 0; k < n_prio; k++)
-            if (!s->keep[g] && pb->gangs[g].priority == prios[k])
-                for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++)
-                    W[k] += (double)pb->gangs[g].pod_sets[p].count;
-    for (int32_t k = 0; k < n_prio; k++)
-        W[k] += 1;
     const int32_t vr = pb->options.value_resource;
     double cost_sum = 0;
     for (int32_t l = 0; l < s->L; l++)
@@ -384,6 +377,7 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
             continue;
         }
         s->ycol[g] = rf__mip_col(mip, 0, 1, true);
+        rf__mip_prio(mip, s->ycol[g], 3); /* admission decides first */
     }
     int32_t *pin_g = malloc(sizeof(int32_t) * RF_MAX_LEVELS);
     int32_t *pin_p = malloc(sizeof(int32_t) * RF_MAX_LEVELS);
@@ -467,9 +461,9 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
                 int32_t col = rf__mip_col(mip, 0, (double)ub, true);
                 if (col < 0 || !s_push(&b->xs, u, col))
                     goto oom;
-                /* value */
-                double per_pod = (vr >= 0 ? W[k] * (double)ps->requests[vr] : 0) + 1;
-                if (!s_stage_add(b, k * per + per - 1, col, per_pod))
+                /* value: units, then pods */
+                if (!s_stage_add(b, k * per + per - 2, col, vr >= 0 ? (double)ps->requests[vr] : 0) ||
+                    !s_stage_add(b, k * per + per - 1, col, 1))
                     goto oom;
                 /* capacity rows, created on first use */
                 for (int32_t r = 0; r < s->R; r++) {
@@ -498,8 +492,9 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
                 rf__mip_coef(mip, r2, y, -(double)lo);
             }
             /* value of the bound pods, earned with y */
-            double bound_val = (double)ps->n_bound_pods * ((vr >= 0 ? W[k] * (double)ps->requests[vr] : 0) + 1);
-            if (!s_stage_add(b, k * per + per - 1, y, bound_val))
+            double bound_units = (double)ps->n_bound_pods * (vr >= 0 ? (double)ps->requests[vr] : 0);
+            if (!s_stage_add(b, k * per + per - 2, y, bound_units) ||
+                !s_stage_add(b, k * per + per - 1, y, (double)ps->n_bound_pods))
                 goto oom;
             /* pod-set required level below the gang's: z' per domain */
             s->ps_dom_start[fp] = b->psd.n;
@@ -619,6 +614,9 @@ static int32_t s_build(s_ilp_t *s, s_build_t *b)
                     rf__mip_coef(mip, row, zc, 1);
                     rf__mip_coef(mip, row, y, -1);
                 }
+            /* branch on the top level's domains after admission, then the others */
+            for (int64_t j = z0; j < b->zs.n; j++)
+                rf__mip_prio(mip, b->zs.v[j].col, (uint8_t)(l == 0 ? 2 : 1));
             /* sum z - y >= 0; at the required level = 0: one domain */
             int32_t rsum = rf__mip_row(mip, 0, l == Rg ? 0 : RF_MIP_INF);
             rf__mip_coef(mip, rsum, a, -1);
@@ -1297,7 +1295,7 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
     if (!xinc)
         goto oom;
     bool have_inc = s_map_incumbent(&s, inc, xinc);
-    rf__mip_stage_t stages[8];
+    rf__mip_stage_t stages[RF_MIP_MAX_STAGES];
     for (int32_t k = 0; k < n_stages; k++)
         stages[k] = (rf__mip_stage_t){.maximize = k + 1 < n_stages,
                                       .n = (int32_t)b.stage_n[k],
@@ -1317,7 +1315,8 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
                          .mip_gap = opts->mip_gap,
                          .node_budget = opts->node_budget,
                          .mem_limit_mb = opts->mem_limit_mb,
-                         .incumbent = have_inc ? xinc : NULL};
+                         .incumbent = have_inc ? xinc : NULL,
+                         .stop = opts->stop};
     double t1 = rf_now_ms();
     rf_error_t merr;
     rf_status mrc = rf__mip_solve(&s.mip, stages, n_stages, &mo, &res, &merr);
@@ -1369,7 +1368,7 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
         goto oom;
     stats->decode_failed = !decoded;
     if (!decoded)
-        stats->values_proven = stats->penalty_proven = false; /* the relaxation's optimum was not reached */
+        stats->penalty_proven = false; /* no answer reaches the relaxation's optimum; its bounds stand */
     if (decoded && rf_answer_finish(ans) == RF_OK) {
         /* packing may need more hosts than the program counted: the bound
          * stays valid, but the optimum is proven only when they agree */
@@ -1390,7 +1389,7 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
             ans = NULL;
         } else if (!feasible) {
             stats->decode_failed = true;
-            stats->values_proven = stats->penalty_proven = false;
+            stats->penalty_proven = false;
         }
     }
     stats->decode_ms = rf_now_ms() - t2;
@@ -1400,7 +1399,7 @@ oom:
 done:
     rf_answer_destroy(&ans);
     rf__mip_result_fini(&res);
-    for (int32_t k = 0; k < 8; k++) {
+    for (int32_t k = 0; k < RF_MIP_MAX_STAGES; k++) {
         free(b.stage_cols[k]);
         free(b.stage_vals[k]);
     }

@@ -22,13 +22,15 @@ typedef struct {
                                   * (the others absent; no answer is built); -1: normal. Always set. */
     const uint8_t *node_allowed; /* [n_nodes] nodes new pods of free gangs may use, or NULL: all.
                                   * Must be a union of deepest-z-level domains (racks). */
+    const volatile int *stop;    /* another thread sets it to end this search early, or NULL */
 } rf__ilp_opts_t;
 
 typedef struct {
     bool improved;               /* *out holds a better answer than the incumbent */
     bool solved;                 /* the program ran (else: too large, no stages, ...) */
-    bool values_proven;          /* every value stage proven optimal */
-    bool penalty_proven;         /* the penalty stage too */
+    bool values_proven;          /* every value stage proven optimal for the program: no answer has more
+                                  * (the program over units is a relaxation), decoded or not */
+    bool penalty_proven;         /* the penalty stage too, and the decoded answer reaches it */
     bool values_match_incumbent; /* the program's values are the incumbent's (so its bounds hold for it) */
     double penalty_bound;        /* valid lower bound on the free gangs' penalty, for
                                   * answers with the program's values (-1: none) */

@@ -161,16 +161,22 @@ static void s_note_step(s_clock_t *ck, const rf__ilp_stats_t *st)
 /* ---------------------------------------------------------------- one program for the batch */
 
 static rf_status s_whole(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *ans, const rf_answer_t *other,
-                         int32_t threads, bool small, bool tight, double *bound, bool *proven, rf_error_t *err)
+                         int32_t threads, bool small, bool tight, double *bound, bool *values_proven, rf_error_t *err)
 {
     int32_t n_runs = threads > 1 ? 2 : 1;
     s_run_t runs[2];
     memset(runs, 0, sizeof runs);
     double deadline = ck->deadline;
+    /* small batches: when the program over units proves its answer optimal
+     * (it is a relaxation, so nothing beats it), the exact run stops and
+     * that answer is taken, whatever the exact run had: the outcome does not
+     * depend on which finished first */
+    volatile int stop_exact = 0;
+    bool units_won = false;
 #ifdef RF_HAVE_OPENMP
 #pragma omp parallel for num_threads(n_runs)                                                                           \
     schedule(static, 1) if (n_runs > 1 && rf__mip_thread_safe()) default(none)                                         \
-        shared(runs, pb, ans, other, deadline, small, tight, n_runs)
+        shared(runs, pb, ans, other, deadline, small, tight, n_runs, stop_exact, units_won)
 #endif
     for (int32_t i = 0; i < n_runs; i++) {
         rf_machine_bind_team();
@@ -184,9 +190,14 @@ static rf_status s_whole(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *ans
                              .aggregate = small ? i == 1 : true,
                              .tight = small ? true : (i == 0 ? tight : !tight),
                              .keep = NULL,
-                             .node_allowed = NULL};
+                             .node_allowed = NULL,
+                             .stop = small && i == 0 && n_runs > 1 ? &stop_exact : NULL};
         const rf_answer_t *from = (i == 1 && !small && other) ? other : ans;
         runs[i].rc = rf__ilp_improve(pb, from, &io, &runs[i].answer, &runs[i].stats, &runs[i].err);
+        if (small && i == 1 && runs[i].rc == RF_OK && runs[i].stats.values_proven && runs[i].stats.penalty_proven) {
+            units_won = true;
+            __atomic_store_n(&stop_exact, 1, __ATOMIC_RELAXED);
+        }
     }
     rf_status rc = RF_OK;
     int32_t best = -1;
@@ -200,21 +211,35 @@ static rf_status s_whole(const rf_problem_t *pb, s_clock_t *ck, rf_answer_t *ans
         if (runs[i].answer && (best < 0 || rf_answer_compare(runs[i].answer, runs[best].answer) < 0))
             best = i;
     }
+    if (units_won)
+        best = runs[1].answer ? 1 : -1;
+    /* the values the runs started from (a run without an answer ends at them) */
+    rf_value_t start[RF_MIP_MAX_STAGES];
+    int32_t n_start = ans->summary.n_value <= RF_MIP_MAX_STAGES ? ans->summary.n_value : -1;
+    for (int32_t v = 0; v < n_start; v++)
+        start[v] = ans->summary.value[v];
     if (best >= 0 && rf_answer_compare(runs[best].answer, ans) < 0 && rc == RF_OK)
         rc = rf_answer_copy(ans, runs[best].answer);
+    bool same_values = n_start == ans->summary.n_value;
+    for (int32_t v = 0; same_values && v < n_start; v++)
+        same_values = start[v].priority == ans->summary.value[v].priority &&
+                      start[v].units == ans->summary.value[v].units && start[v].pods == ans->summary.value[v].pods;
     /* a run proves a bound for the answer only when its program's values are
      * the answer's: its own answer equals the answer, or it returned none
-     * (not better) while starting from this very answer and ending at the
-     * incumbent's values */
+     * (not better, or not decodable: the program over units is a relaxation)
+     * while starting from this very answer, ending at its values, and the
+     * answer kept them. A run whose values are proven and the answer's proves
+     * the answer's values optimal; the penalty is then optimal where it meets
+     * the bound. */
     for (int32_t i = 0; i < n_runs; i++) {
         const rf__ilp_stats_t *st = &runs[i].stats;
         bool from_ans = !(i == 1 && !small && other);
-        bool matches = runs[i].answer ? rf_answer_compare(runs[i].answer, ans) == 0
-                                      : st->solved && st->values_match_incumbent && from_ans && best < 0;
+        bool own = runs[i].answer && rf_answer_compare(runs[i].answer, ans) == 0;
+        bool matches = own || (!runs[i].answer && st->solved && st->values_match_incumbent && from_ans && same_values);
         if (!st->solved || !matches || st->penalty_bound < 0)
             continue;
         *bound = fmax(*bound, st->penalty_bound);
-        *proven |= st->values_proven && st->penalty_proven;
+        *values_proven |= st->values_proven;
     }
     for (int32_t i = 0; i < n_runs; i++)
         rf_answer_destroy(&runs[i].answer);
@@ -524,7 +549,7 @@ static rf_status s_run_ilp(const rf_solve_ctx_t *ctx, rf_answer_t *ans, rf_error
     }
     bool small = exact_cols <= S_EXACT_COLS;
     double bound = ans->summary.penalty_bound;
-    bool proven = false;
+    bool proven = false; /* the answer's values are proven the most there is */
     if (small || exact_cols <= S_WHOLE_COLS) {
         rc = s_whole(pb, &ck, ans, other, threads, small, tight_rows <= S_TIGHT_ROWS, &bound, &proven, err);
     } else {
@@ -533,7 +558,7 @@ static rf_status s_run_ilp(const rf_solve_ctx_t *ctx, rf_answer_t *ans, rf_error
     }
     if (rc != RF_OK)
         goto done;
-    if (!proven)
+    if (ans->summary.penalty > bound + 1e-6)
         bound = fmax(bound, s_gang_bounds(pb, &ck, ans, gang_lb, threads));
     ans->summary.penalty_bound = fmin(bound, ans->summary.penalty);
     if (ans->summary.penalty - ans->summary.penalty_bound <= 1e-6)

@@ -20,11 +20,15 @@
 #include "rackfit/status.h"
 
 #define RF_MIP_INF 1e300
+/* The most stages a lexicographic objective may have. */
+#define RF_MIP_MAX_STAGES 24
 
 typedef struct {
     int32_t n_cols, cap_cols;
     double *lb, *ub;
     uint8_t *is_int;
+    uint8_t *prio; /* branching priority of an integer column: fractional columns of the highest
+                    * priority are branched upon first (0, the default: GLPK's own choice) */
     int32_t n_rows, cap_rows;
     double *row_lo, *row_hi; /* -RF_MIP_INF / RF_MIP_INF for no bound */
     int64_t nnz, cap_nnz;
@@ -37,6 +41,8 @@ void rf__mip_init(rf__mip_t *mip);
 void rf__mip_fini(rf__mip_t *mip);
 /* Add a column; returns its index, or -1 (and mip->failed) on ENOMEM. */
 int32_t rf__mip_col(rf__mip_t *mip, double lb, double ub, bool is_int);
+/* Branch on column `col` (integer) before columns of a lower priority. */
+void rf__mip_prio(rf__mip_t *mip, int32_t col, uint8_t prio);
 int32_t rf__mip_row(rf__mip_t *mip, double lo, double hi);
 void rf__mip_coef(rf__mip_t *mip, int32_t row, int32_t col, double val);
 
@@ -50,11 +56,12 @@ typedef struct {
 } rf__mip_stage_t;
 
 typedef struct {
-    double time_limit_ms;    /* for all stages together; each stage gets what is left */
-    double mip_gap;          /* relative gap at which a stage stops */
-    int64_t node_budget;     /* branch-and-bound nodes per stage (work, not time): 0 none */
-    int32_t mem_limit_mb;    /* GLPK's memory limit (glp_mem_limit), 0: none */
-    const double *incumbent; /* [n_cols] a feasible integer solution, or NULL */
+    double time_limit_ms;     /* for all stages together; each stage gets what is left */
+    double mip_gap;           /* relative gap at which a stage stops */
+    int64_t node_budget;      /* branch-and-bound nodes per stage (work, not time): 0 none */
+    int32_t mem_limit_mb;     /* GLPK's memory limit (glp_mem_limit), 0: none */
+    const double *incumbent;  /* [n_cols] a feasible integer solution, or NULL */
+    const volatile int *stop; /* set (non-zero) by another thread: end the search now, or NULL */
 } rf__mip_opts_t;
 
 typedef enum {
@@ -66,17 +73,17 @@ typedef enum {
 
 typedef struct {
     rf__mip_status status;
-    double *x;       /* [n_cols] the best solution (malloc'ed), or NULL */
-    double obj[8];   /* each stage's value at x */
-    double bound[8]; /* each stage's proven bound (best possible value) */
-    bool proven[8];  /* stage proven optimal */
+    double *x;                       /* [n_cols] the best solution (malloc'ed), or NULL */
+    double obj[RF_MIP_MAX_STAGES];   /* each stage's value at x */
+    double bound[RF_MIP_MAX_STAGES]; /* each stage's proven bound (best possible value) */
+    bool proven[RF_MIP_MAX_STAGES];  /* stage proven optimal */
     int32_t n_stages_done;
     int64_t nodes; /* branch-and-bound nodes over all stages */
 } rf__mip_result_t;
 
 void rf__mip_result_fini(rf__mip_result_t *res);
 
-/* Solve with up to 8 stages. RF_ESOLVER when GLPK failed (the process
+/* Solve with up to RF_MIP_MAX_STAGES stages. RF_ESOLVER when GLPK failed (the process
  * survives; `res` keeps the best solution found before, if any). */
 rf_status rf__mip_solve(const rf__mip_t *mip, const rf__mip_stage_t *stages, int32_t n_stages,
                         const rf__mip_opts_t *opts, rf__mip_result_t *res, rf_error_t *err);

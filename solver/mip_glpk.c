@@ -38,6 +38,7 @@ void rf__mip_fini(rf__mip_t *mip)
     free(mip->lb);
     free(mip->ub);
     free(mip->is_int);
+    free(mip->prio);
     free(mip->row_lo);
     free(mip->row_hi);
     free(mip->ti);
@@ -66,11 +67,12 @@ int32_t rf__mip_col(rf__mip_t *mip, double lb, double ub, bool is_int)
     if (mip->failed)
         return -1;
     if (mip->n_cols == mip->cap_cols) {
-        int64_t c1 = mip->cap_cols, c2 = c1, c3 = c1;
+        int64_t c1 = mip->cap_cols, c2 = c1, c3 = c1, c4 = c1;
         bool ok = s_grow((void **)&mip->lb, &c1, mip->n_cols + 1, sizeof(double)) &&
                   s_grow((void **)&mip->ub, &c2, mip->n_cols + 1, sizeof(double)) &&
-                  s_grow((void **)&mip->is_int, &c3, mip->n_cols + 1, 1);
-        if (!ok || c1 != c2 || c2 != c3) {
+                  s_grow((void **)&mip->is_int, &c3, mip->n_cols + 1, 1) &&
+                  s_grow((void **)&mip->prio, &c4, mip->n_cols + 1, 1);
+        if (!ok || c1 != c2 || c2 != c3 || c3 != c4) {
             mip->failed = true;
             return -1;
         }
@@ -79,7 +81,14 @@ int32_t rf__mip_col(rf__mip_t *mip, double lb, double ub, bool is_int)
     mip->lb[mip->n_cols] = lb;
     mip->ub[mip->n_cols] = ub;
     mip->is_int[mip->n_cols] = is_int;
+    mip->prio[mip->n_cols] = 0;
     return mip->n_cols++;
+}
+
+void rf__mip_prio(rf__mip_t *mip, int32_t col, uint8_t prio)
+{
+    if (!mip->failed && col >= 0 && col < mip->n_cols)
+        mip->prio[col] = prio;
 }
 
 int32_t rf__mip_row(rf__mip_t *mip, double lo, double hi)
@@ -154,9 +163,12 @@ static int s_quiet(void *info, const char *s)
 }
 
 typedef struct {
+    const rf__mip_t *mip;
+    bool use_prio;    /* some column has a branching priority */
     const double *x1; /* incumbent, 1-based, or NULL */
     bool given;
     int64_t budget;
+    const volatile int *stop;
     int64_t nodes;
     bool have_bound;
     double bound;
@@ -169,6 +181,26 @@ static void s_callback(glp_tree *tree, void *info)
         glp_ios_heur_sol(tree, cb->x1);
         cb->given = true;
     }
+    if (glp_ios_reason(tree) == GLP_IBRANCH && cb->use_prio) {
+        /* the fractional column of the highest priority, the most fractional among them */
+        const rf__mip_t *mip = cb->mip;
+        int pick = 0;
+        uint8_t pick_prio = 0;
+        double pick_frac = 0;
+        for (int32_t j = 0; j < mip->n_cols; j++) {
+            if (mip->prio[j] == 0 || mip->prio[j] < pick_prio || !glp_ios_can_branch(tree, j + 1))
+                continue;
+            double v = glp_get_col_prim(glp_ios_get_prob(tree), j + 1);
+            double f = fmin(v - floor(v), ceil(v) - v);
+            if (mip->prio[j] > pick_prio || f > pick_frac) {
+                pick = j + 1;
+                pick_prio = mip->prio[j];
+                pick_frac = f;
+            }
+        }
+        if (pick > 0)
+            glp_ios_branch_upon(tree, pick, GLP_UP_BRNCH);
+    }
     int best = glp_ios_best_node(tree);
     if (best != 0) {
         cb->bound = glp_ios_node_bound(tree, best);
@@ -177,7 +209,7 @@ static void s_callback(glp_tree *tree, void *info)
     int a_cnt, n_cnt, t_cnt;
     glp_ios_tree_size(tree, &a_cnt, &n_cnt, &t_cnt);
     cb->nodes = t_cnt;
-    if (cb->budget > 0 && t_cnt > cb->budget)
+    if ((cb->budget > 0 && t_cnt > cb->budget) || (cb->stop && __atomic_load_n(cb->stop, __ATOMIC_RELAXED)))
         glp_ios_terminate(tree);
 }
 
@@ -198,6 +230,28 @@ static bool s_feasible(const rf__mip_t *mip, const double *x)
         ok = act[i] >= mip->row_lo[i] - tol && act[i] <= mip->row_hi[i] + tol;
     free(act);
     return ok;
+}
+
+/* The grain of a stage's objective: g > 0 when every column it touches is
+ * integer and every coefficient an integer multiple of g (then every
+ * solution's value is a multiple of g, and a branch whose bound is less
+ * than g better than the incumbent holds nothing better); 0 otherwise. */
+static double s_stage_grain(const rf__mip_t *mip, const rf__mip_stage_t *st)
+{
+    int64_t g = 0;
+    for (int32_t i = 0; i < st->n; i++) {
+        double v = fabs(st->vals[i]);
+        if (!mip->is_int[st->cols[i]] || v > 1e12 || fabs(v - round(v)) > 1e-9)
+            return 0;
+        int64_t a = (int64_t)llround(v), b = g;
+        while (b != 0) {
+            int64_t t = a % b;
+            a = b;
+            b = t;
+        }
+        g = a;
+    }
+    return (double)g;
 }
 
 static void s_set_bounds(glp_prob *P, bool row, int idx, double lo, double hi)
@@ -290,10 +344,10 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
         }
     }
     res->status = RF_MIP_OPTIMAL;
-    for (int32_t k = 0; k < n_stages && k < 8; k++) {
+    for (int32_t k = 0; k < n_stages && k < RF_MIP_MAX_STAGES; k++) {
         const rf__mip_stage_t *st = &stages[k];
         double now = rf_now_ms();
-        if (now >= deadline) {
+        if (now >= deadline || (opts->stop && __atomic_load_n(opts->stop, __ATOMIC_RELAXED))) {
             res->status = have_x ? RF_MIP_FEASIBLE : RF_MIP_NOSOLUTION;
             break;
         }
@@ -326,10 +380,23 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
         io.tm_lim = (int)fmin(INT_MAX, fmax(1, deadline - rf_now_ms()));
         io.mip_gap = opts->mip_gap;
         io.tol_obj = 1e-9; /* prune finer than GLPK's 1e-7: one pod must count in large value stages */
+        /* an objective in whole grains: prune every branch that cannot gain
+         * a grain (GLPK prunes within tol_obj * (1 + |incumbent|), and the
+         * incumbent never passes the root LP's bound) */
+        double grain = s_stage_grain(mip, st);
+        double inc_val = 0;
+        if (have_x)
+            for (int32_t i = 0; i < st->n; i++)
+                inc_val += st->vals[i] * own->best[st->cols[i]];
+        double scale = 1 + fmax(fabs(lp_bound), fabs(inc_val));
+        if (grain > 0 && (st->maximize || have_x))
+            io.tol_obj = fmax(io.tol_obj, fmin(0.5, 0.9 * grain / scale)); /* GLPK wants it below 1 */
         io.gmi_cuts = GLP_ON;
         io.mir_cuts = GLP_ON;
         io.fp_heur = GLP_ON;
-        s_cb_t cb = {.x1 = NULL, .budget = opts->node_budget};
+        s_cb_t cb = {.mip = mip, .x1 = NULL, .budget = opts->node_budget, .stop = opts->stop};
+        for (int32_t j = 0; j < n && !cb.use_prio; j++)
+            cb.use_prio = mip->prio[j] > 0;
         if (have_x) {
             own->x1[0] = 0;
             for (int32_t j = 0; j < n; j++)
@@ -366,10 +433,14 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
             val += st->vals[i] * own->best[st->cols[i]];
         bool proven = ms == GLP_OPT && (rc == 0 || rc == GLP_EMIPGAP);
         double bound = proven ? glp_mip_obj_val(P) : cb.have_bound ? cb.bound : lp_bound;
+        if (grain > 0) /* no solution lies between grains */
+            bound = st->maximize ? floor(bound / grain + 1e-6) * grain : ceil(bound / grain - 1e-6) * grain;
         if (st->maximize ? bound < val : bound > val)
             bound = val; /* the bound never claims worse than what is found */
         res->obj[k] = val;
         res->bound[k] = bound;
+        if (grain > 0 && fabs(bound - val) < 0.5 * grain && !(rc == GLP_EFAIL || ms == GLP_UNDEF))
+            proven = true; /* the search's own bound, in whole grains, meets the solution */
         res->proven[k] = proven && fabs(bound - val) <= fmax(opts->mip_gap, 1e-9) * fmax(1, fabs(val)) + 1e-6;
         res->n_stages_done = k + 1;
         if (!res->proven[k])

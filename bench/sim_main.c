@@ -193,6 +193,8 @@ int bench_sim_main(int argc, char **argv)
     }
     rf_error_t err;
     rf_error_clear(&err);
+    if (sim_report_mkdir(a.out, &err) != RF_OK)
+        s_die(1, "%s", err.message);
     sim_cluster_t c;
     if (sim_cluster_load(a.cluster, &c, &err) != RF_OK)
         s_die(1, "%s", err.message);

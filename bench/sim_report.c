@@ -429,12 +429,33 @@ void sim_report_table(FILE *fp, const sim_run_t *runs, int32_t n_runs, bool on)
             s_row(fp, &runs[k], false);
 }
 
+rf_status sim_report_mkdir(const char *dir, rf_error_t *err)
+{
+    char path[1024];
+    if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path) || !*path)
+        return rf_error_set(err, RF_EINVAL, "", "--out: empty or too long a path");
+    for (char *q = path + 1;; q++) {
+        bool end = *q == '\0';
+        if (*q == '/' || end) {
+            *q = '\0';
+            struct stat st;
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return rf_error_set(err, RF_EIO, "", "%s: %s", path, strerror(errno));
+            if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+                return rf_error_set(err, RF_EIO, "", "%s: not a directory", path);
+            if (end)
+                break;
+            *q = '/';
+        }
+    }
+    return RF_OK;
+}
+
 rf_status sim_report_write(const char *dir, const sim_report_params_t *p, const sim_run_t *runs, int32_t n_runs,
                            bool *plots, rf_error_t *err)
 {
     *plots = false;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return rf_error_set(err, RF_EIO, "", "%s: %s", dir, strerror(errno));
+    RF_CALL(sim_report_mkdir(dir, err));
     RF_CALL(s_summary_csv(dir, runs, n_runs, err));
     RF_CALL(s_jobs_csv(dir, runs, n_runs, p->trace, err));
     RF_CALL(s_util_csv(dir, runs, n_runs, (double)p->cluster->total_gpus, err));

@@ -33,6 +33,10 @@ typedef struct {
     char machine[400];
 } sim_report_params_t;
 
+/* Create `dir` and its missing parents (sim_main does it before the runs,
+ * so a bad --out fails at once). RF_EIO names the part that failed. */
+rf_status sim_report_mkdir(const char *dir, rf_error_t *err);
+
 /* Write everything into `dir` (created if missing). *plots is set to whether
  * gnuplot drew the plots. RF_EIO names the file that failed. */
 rf_status sim_report_write(const char *dir, const sim_report_params_t *p, const sim_run_t *runs, int32_t n_runs,

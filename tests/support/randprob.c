@@ -103,194 +103,239 @@ static int s_draw_running(uint64_t *x, int max_running, int N, const int *gpu_ca
     return k;
 }
 
+/* The draw of one problem: what the gangs and running gangs put into the
+ * nodes' `used` is known before the nodes are written. */
+typedef struct {
+    int count, min, gpu, cpu, slice, slice_level, ps_level, sel, tol;
+    int bound_node[4], bound_count[4], n_bound, ranks;
+} s_ps_t;
+
+typedef struct {
+    int n_ps, prio, req_level, bw;
+    s_ps_t ps[4];
+} s_gang_t;
+
+typedef struct {
+    uint64_t x;
+    s_buf_t b;
+    const rf_randprob_opts_t *o;
+    const char *lv[3];
+    int nl, N, G, K;
+    int gpu_cap[64], gpu_used[64], cpu_cap[64], cpu_used[64], rack[64], block[64], pods_used[64];
+    bool has_taint[64];
+    s_gang_t g[16];
+    s_run_t run[8];
+} s_rp_t;
+
 static void s_put_running(s_buf_t *b, const s_run_t *run, int K);
+
+static void s_draw_gang(s_rp_t *c, s_gang_t *g)
+{
+    const rf_randprob_opts_t *o = c->o;
+    g->n_ps = s_rand(&c->x, 1, o->max_pod_sets > 4 ? 4 : o->max_pod_sets);
+    g->prio = s_rand(&c->x, 0, 3) == 0 ? 1 : 0;
+    g->req_level = s_rand(&c->x, 0, 2) == 0 ? s_rand(&c->x, 0, c->nl - 1) : -1;
+    g->bw = s_rand(&c->x, 1, 2);
+    for (int p = 0; p < g->n_ps; p++) {
+        s_ps_t *ps = &g->ps[p];
+        memset(ps, 0, sizeof *ps);
+        ps->slice = s_rand(&c->x, 0, 4) == 0 ? 2 : 1;
+        int n = s_rand(&c->x, 1, o->max_pods);
+        if (ps->slice > 1)
+            n = (n + 1) / 2 * 2;
+        ps->count = n;
+        ps->min = s_rand(&c->x, 0, 2) == 0 ? s_rand(&c->x, 0, n) : n;
+        if (ps->slice > 1)
+            ps->min = ps->min / 2 * 2;
+        ps->gpu = s_rand(&c->x, 0, 3) == 0 ? 0 : s_rand(&c->x, 1, 4);
+        ps->cpu = s_rand(&c->x, 0, 3);
+        ps->slice_level = s_rand(&c->x, g->req_level < 0 ? 0 : g->req_level, c->nl - 1);
+        ps->ps_level = s_rand(&c->x, 0, 3) == 0 ? s_rand(&c->x, g->req_level < 0 ? 0 : g->req_level, c->nl - 1) : -1;
+        if (ps->slice > 1 && ps->ps_level > ps->slice_level)
+            ps->slice_level = ps->ps_level;
+        ps->sel = s_rand(&c->x, 0, 5) == 0;
+        ps->tol = s_rand(&c->x, 0, 2) == 0;
+        if (s_rand(&c->x, 0, 99) < o->bound_percent && (o->slice_bound || ps->slice <= 1)) {
+            int left = s_rand(&c->x, 1, n);
+            ps->ranks = s_rand(&c->x, 0, 1);
+            while (left > 0 && ps->n_bound < 4) {
+                int node = s_rand(&c->x, 0, c->N - 1);
+                bool dup = false;
+                for (int k = 0; k < ps->n_bound; k++)
+                    dup |= ps->bound_node[k] == node;
+                if (dup)
+                    break;
+                int k = s_rand(&c->x, 1, left);
+                ps->bound_node[ps->n_bound] = node;
+                ps->bound_count[ps->n_bound++] = k;
+                c->gpu_used[node] += k * ps->gpu;
+                c->cpu_used[node] += k * ps->cpu;
+                left -= k;
+            }
+        }
+    }
+}
+
+static void s_put_nodes(s_rp_t *c)
+{
+    s_buf_t *b = &c->b;
+    for (int n = 0; n < c->N; n++) {
+        s_put(b, "%s{\"name\":\"n%d\",\"labels\":{", n ? "," : "", n);
+        int first = 1;
+        for (int l = 0; l < c->nl; l++) {
+            if (s_rand(&c->x, 0, 30) == 0 && strcmp(c->lv[l], "kubernetes.io/hostname") != 0)
+                continue; /* a node missing a level label */
+            const char *k = c->lv[l];
+            if (strcmp(k, "example.com/block") == 0)
+                s_put(b, "%s\"%s\":\"b%d\"", first ? "" : ",", k, c->block[n]);
+            else if (strcmp(k, "example.com/rack") == 0)
+                s_put(b, "%s\"%s\":\"r%d\"", first ? "" : ",", k, c->rack[n]);
+            else
+                s_put(b, "%s\"%s\":\"n%d\"", first ? "" : ",", k, n);
+            first = 0;
+        }
+        s_put(b, "%s\"pool\":\"%s\"}", first ? "" : ",", n % 3 ? "a" : "b");
+        s_put(b, ",\"allocatable\":{\"nvidia.com/gpu\":%d,\"cpu\":\"%d\"%s}", c->gpu_cap[n], c->cpu_cap[n],
+              s_rand(&c->x, 0, 3) == 0 ? ",\"pods\":3" : "");
+        s_put(b, ",\"used\":{\"nvidia.com/gpu\":%d,\"cpu\":\"%dm\"", c->gpu_used[n], c->cpu_used[n] * 1000);
+        if (c->o->max_running > 0)
+            s_put(b, ",\"pods\":%d", c->pods_used[n]);
+        s_put(b, "}");
+        if (c->has_taint[n])
+            s_put(b, ",\"taints\":[{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]");
+        if (s_rand(&c->x, 0, 9) == 0)
+            s_put(b, ",\"unschedulable\":true");
+        s_put(b, "}");
+    }
+}
+
+static void s_put_pod_set(s_rp_t *c, const s_ps_t *ps, int p)
+{
+    s_buf_t *b = &c->b;
+    s_put(b, "%s{\"name\":\"p%d\",\"count\":%d,\"min_count\":%d,\"requests\":{", p ? "," : "", p, ps->count, ps->min);
+    s_put(b, "\"cpu\":\"%d\"", ps->cpu);
+    if (ps->gpu)
+        s_put(b, ",\"nvidia.com/gpu\":%d", ps->gpu);
+    s_put(b, "}");
+    if (ps->sel)
+        s_put(b, ",\"node_selector\":{\"pool\":\"a\"}");
+    if (ps->tol)
+        s_put(b, ",\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Exists\"}]");
+    if (ps->slice > 1)
+        s_put(b, ",\"slice\":{\"size\":%d,\"required\":\"%s\"}", ps->slice, c->lv[ps->slice_level]);
+    if (ps->ps_level >= 0)
+        s_put(b, ",\"topology\":{\"required\":\"%s\"}", c->lv[ps->ps_level]);
+    if (ps->n_bound > 0) {
+        s_put(b, ",\"bound\":[");
+        int next_rank = ps->count - 1; /* explicit ranks from the top */
+        for (int k = 0; k < ps->n_bound; k++) {
+            s_put(b, "%s{\"node\":\"n%d\"", k ? "," : "", ps->bound_node[k]);
+            if (ps->ranks) {
+                s_put(b, ",\"ranks\":[");
+                for (int r = 0; r < ps->bound_count[k]; r++)
+                    s_put(b, "%s%d", r ? "," : "", next_rank--);
+                s_put(b, "]}");
+            } else {
+                s_put(b, ",\"count\":%d}", ps->bound_count[k]);
+            }
+        }
+        s_put(b, "]");
+    }
+    s_put(b, "}");
+}
+
+static void s_put_gangs(s_rp_t *c)
+{
+    for (int i = 0; i < c->G; i++) {
+        const s_gang_t *g = &c->g[i];
+        s_put(&c->b, "%s{\"name\":\"g%d\",\"priority\":%d,\"bandwidth\":%d", i ? "," : "", i, g->prio, g->bw);
+        if (g->req_level >= 0)
+            s_put(&c->b, ",\"topology\":{\"required\":\"%s\"}", c->lv[g->req_level]);
+        s_put(&c->b, ",\"pod_sets\":[");
+        for (int p = 0; p < g->n_ps; p++)
+            s_put_pod_set(c, &g->ps[p], p);
+        s_put(&c->b, "]}");
+    }
+}
+
+/* The levels, the level costs and the nodes' capacities. */
+static void s_draw_cluster(s_rp_t *c)
+{
+    s_buf_t *b = &c->b;
+    int n_levels = s_rand(&c->x, 1, 3);
+    bool hostname = s_rand(&c->x, 0, 3) > 0;
+    if (n_levels >= 3)
+        c->lv[c->nl++] = "example.com/block";
+    if (n_levels >= 2 || !hostname)
+        c->lv[c->nl++] = "example.com/rack";
+    if (hostname)
+        c->lv[c->nl++] = "kubernetes.io/hostname";
+    c->N = s_rand(&c->x, 2, c->o->max_nodes > 64 ? 64 : c->o->max_nodes);
+    s_put(b, "{\"cluster\":{\"levels\":[");
+    for (int l = 0; l < c->nl; l++)
+        s_put(b, "%s\"%s\"", l ? "," : "", c->lv[l]);
+    s_put(b, "]");
+    if (s_rand(&c->x, 0, 2) == 0) {
+        s_put(b, ",\"level_costs\":[");
+        for (int l = 0; l < c->nl; l++)
+            s_put(b, "%s%d", l ? "," : "", s_rand(&c->x, 0, 5) * (c->nl - l));
+        s_put(b, "]");
+    }
+    s_put(b, ",\"nodes\":[");
+    int racks = s_rand(&c->x, 1, 3 + c->N / 8);
+    for (int n = 0; n < c->N; n++) {
+        c->gpu_cap[n] = s_rand(&c->x, 0, 2) ? 4 : s_rand(&c->x, 1, 8);
+        c->gpu_used[n] = s_rand(&c->x, 0, 2) ? 0 : s_rand(&c->x, 0, c->gpu_cap[n]);
+        c->cpu_cap[n] = s_rand(&c->x, 4, 16);
+        c->cpu_used[n] = 0;
+        c->rack[n] = s_rand(&c->x, 0, racks - 1);
+        c->block[n] = c->rack[n] % 2;
+        c->has_taint[n] = s_rand(&c->x, 0, 6) == 0;
+    }
+}
 
 char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *o)
 {
-    uint64_t x = seed * 7919 + 17;
-    s_buf_t b = {malloc(4096), 0, 4096};
-    if (!b.s)
+    s_rp_t *c = calloc(1, sizeof *c);
+    if (!c)
         abort();
-    int n_levels = s_rand(&x, 1, 3);
-    bool hostname = s_rand(&x, 0, 3) > 0;
-    const char *lv[3];
-    int nl = 0;
-    if (n_levels >= 3)
-        lv[nl++] = "example.com/block";
-    if (n_levels >= 2 || !hostname)
-        lv[nl++] = "example.com/rack";
-    if (hostname)
-        lv[nl++] = "kubernetes.io/hostname";
-    int N = s_rand(&x, 2, o->max_nodes > 64 ? 64 : o->max_nodes);
-    int gpu_cap[64], gpu_used[64], cpu_cap[64], cpu_used[64], rack[64], block[64];
-    bool has_taint[64];
-    s_put(&b, "{\"cluster\":{\"levels\":[");
-    for (int l = 0; l < nl; l++)
-        s_put(&b, "%s\"%s\"", l ? "," : "", lv[l]);
-    s_put(&b, "]");
-    if (s_rand(&x, 0, 2) == 0) {
-        s_put(&b, ",\"level_costs\":[");
-        for (int l = 0; l < nl; l++)
-            s_put(&b, "%s%d", l ? "," : "", s_rand(&x, 0, 5) * (nl - l));
-        s_put(&b, "]");
-    }
-    s_put(&b, ",\"nodes\":[");
-    int racks = s_rand(&x, 1, 3 + N / 8);
-    for (int n = 0; n < N; n++) {
-        gpu_cap[n] = s_rand(&x, 0, 2) ? 4 : s_rand(&x, 1, 8);
-        gpu_used[n] = s_rand(&x, 0, 2) ? 0 : s_rand(&x, 0, gpu_cap[n]);
-        cpu_cap[n] = s_rand(&x, 4, 16);
-        cpu_used[n] = 0;
-        rack[n] = s_rand(&x, 0, racks - 1);
-        block[n] = rack[n] % 2;
-        has_taint[n] = s_rand(&x, 0, 6) == 0;
-    }
+    c->x = seed * 7919 + 17;
+    c->o = o;
+    c->b = (s_buf_t){malloc(4096), 0, 4096};
+    if (!c->b.s)
+        abort();
+    s_draw_cluster(c);
     /* bound pods are decided with the gangs but must be in `used`: draw
      * gangs first into a small table */
-    int G = s_rand(&x, 1, o->max_gangs);
-    struct {
-        int n_ps, prio, req_level, bw;
-        struct {
-            int count, min, gpu, cpu, slice, slice_level, ps_level, sel, tol;
-            int bound_node[4], bound_count[4], n_bound, ranks;
-        } ps[4];
-    } g[16];
-    if (G > 16)
-        G = 16;
-    for (int i = 0; i < G; i++) {
-        g[i].n_ps = s_rand(&x, 1, o->max_pod_sets > 4 ? 4 : o->max_pod_sets);
-        g[i].prio = s_rand(&x, 0, 3) == 0 ? 1 : 0;
-        g[i].req_level = s_rand(&x, 0, 2) == 0 ? s_rand(&x, 0, nl - 1) : -1;
-        g[i].bw = s_rand(&x, 1, 2);
-        for (int p = 0; p < g[i].n_ps; p++) {
-            __typeof__(g[i].ps[0]) *ps = &g[i].ps[p];
-            memset(ps, 0, sizeof *ps);
-            ps->slice = s_rand(&x, 0, 4) == 0 ? 2 : 1;
-            int c = s_rand(&x, 1, o->max_pods);
-            if (ps->slice > 1)
-                c = (c + 1) / 2 * 2;
-            ps->count = c;
-            ps->min = s_rand(&x, 0, 2) == 0 ? s_rand(&x, 0, c) : c;
-            if (ps->slice > 1)
-                ps->min = ps->min / 2 * 2;
-            ps->gpu = s_rand(&x, 0, 3) == 0 ? 0 : s_rand(&x, 1, 4);
-            ps->cpu = s_rand(&x, 0, 3);
-            ps->slice_level = s_rand(&x, g[i].req_level < 0 ? 0 : g[i].req_level, nl - 1);
-            ps->ps_level = s_rand(&x, 0, 3) == 0 ? s_rand(&x, g[i].req_level < 0 ? 0 : g[i].req_level, nl - 1) : -1;
-            if (ps->slice > 1 && ps->ps_level > ps->slice_level)
-                ps->slice_level = ps->ps_level;
-            ps->sel = s_rand(&x, 0, 5) == 0;
-            ps->tol = s_rand(&x, 0, 2) == 0;
-            if (s_rand(&x, 0, 99) < o->bound_percent && (o->slice_bound || ps->slice <= 1)) {
-                int left = s_rand(&x, 1, c);
-                ps->ranks = s_rand(&x, 0, 1);
-                while (left > 0 && ps->n_bound < 4) {
-                    int node = s_rand(&x, 0, N - 1);
-                    bool dup = false;
-                    for (int k = 0; k < ps->n_bound; k++)
-                        dup |= ps->bound_node[k] == node;
-                    if (dup)
-                        break;
-                    int k = s_rand(&x, 1, left);
-                    ps->bound_node[ps->n_bound] = node;
-                    ps->bound_count[ps->n_bound++] = k;
-                    gpu_used[node] += k * ps->gpu;
-                    cpu_used[node] += k * ps->cpu;
-                    left -= k;
-                }
-            }
-        }
-    }
-    int pods_used[64] = {0}, K = 0;
-    s_run_t run[8];
+    c->G = s_rand(&c->x, 1, o->max_gangs);
+    if (c->G > 16)
+        c->G = 16;
+    for (int i = 0; i < c->G; i++)
+        s_draw_gang(c, &c->g[i]);
     if (o->max_running > 0) {
-        for (int i = 0; i < G; i++)
-            for (int p = 0; p < g[i].n_ps; p++)
-                for (int k = 0; k < g[i].ps[p].n_bound; k++)
-                    pods_used[g[i].ps[p].bound_node[k]] += g[i].ps[p].bound_count[k];
-        K = s_draw_running(&x, o->max_running, N, gpu_cap, gpu_used, cpu_cap, cpu_used, pods_used, run);
-        for (int i = 0; i < G; i++)
-            if (s_rand(&x, 0, 2) == 0)
-                g[i].prio = 2;
+        for (int i = 0; i < c->G; i++)
+            for (int p = 0; p < c->g[i].n_ps; p++)
+                for (int k = 0; k < c->g[i].ps[p].n_bound; k++)
+                    c->pods_used[c->g[i].ps[p].bound_node[k]] += c->g[i].ps[p].bound_count[k];
+        c->K = s_draw_running(&c->x, o->max_running, c->N, c->gpu_cap, c->gpu_used, c->cpu_cap, c->cpu_used,
+                              c->pods_used, c->run);
+        for (int i = 0; i < c->G; i++)
+            if (s_rand(&c->x, 0, 2) == 0)
+                c->g[i].prio = 2;
     }
-    for (int n = 0; n < N; n++) {
-        s_put(&b, "%s{\"name\":\"n%d\",\"labels\":{", n ? "," : "", n);
-        int first = 1;
-        for (int l = 0; l < nl; l++) {
-            if (s_rand(&x, 0, 30) == 0 && strcmp(lv[l], "kubernetes.io/hostname") != 0)
-                continue; /* a node missing a level label */
-            const char *k = lv[l];
-            if (strcmp(k, "example.com/block") == 0)
-                s_put(&b, "%s\"%s\":\"b%d\"", first ? "" : ",", k, block[n]);
-            else if (strcmp(k, "example.com/rack") == 0)
-                s_put(&b, "%s\"%s\":\"r%d\"", first ? "" : ",", k, rack[n]);
-            else
-                s_put(&b, "%s\"%s\":\"n%d\"", first ? "" : ",", k, n);
-            first = 0;
-        }
-        s_put(&b, "%s\"pool\":\"%s\"}", first ? "" : ",", n % 3 ? "a" : "b");
-        s_put(&b, ",\"allocatable\":{\"nvidia.com/gpu\":%d,\"cpu\":\"%d\"%s}", gpu_cap[n], cpu_cap[n],
-              s_rand(&x, 0, 3) == 0 ? ",\"pods\":3" : "");
-        s_put(&b, ",\"used\":{\"nvidia.com/gpu\":%d,\"cpu\":\"%dm\"", gpu_used[n], cpu_used[n] * 1000);
-        if (o->max_running > 0)
-            s_put(&b, ",\"pods\":%d", pods_used[n]);
-        s_put(&b, "}");
-        if (has_taint[n])
-            s_put(&b, ",\"taints\":[{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]");
-        if (s_rand(&x, 0, 9) == 0)
-            s_put(&b, ",\"unschedulable\":true");
-        s_put(&b, "}");
-    }
-    s_put(&b, "]},\"gangs\":[");
-    for (int i = 0; i < G; i++) {
-        s_put(&b, "%s{\"name\":\"g%d\",\"priority\":%d,\"bandwidth\":%d", i ? "," : "", i, g[i].prio, g[i].bw);
-        if (g[i].req_level >= 0)
-            s_put(&b, ",\"topology\":{\"required\":\"%s\"}", lv[g[i].req_level]);
-        s_put(&b, ",\"pod_sets\":[");
-        for (int p = 0; p < g[i].n_ps; p++) {
-            __typeof__(g[i].ps[0]) *ps = &g[i].ps[p];
-            s_put(&b, "%s{\"name\":\"p%d\",\"count\":%d,\"min_count\":%d,\"requests\":{", p ? "," : "", p, ps->count,
-                  ps->min);
-            s_put(&b, "\"cpu\":\"%d\"", ps->cpu);
-            if (ps->gpu)
-                s_put(&b, ",\"nvidia.com/gpu\":%d", ps->gpu);
-            s_put(&b, "}");
-            if (ps->sel)
-                s_put(&b, ",\"node_selector\":{\"pool\":\"a\"}");
-            if (ps->tol)
-                s_put(&b, ",\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Exists\"}]");
-            if (ps->slice > 1)
-                s_put(&b, ",\"slice\":{\"size\":%d,\"required\":\"%s\"}", ps->slice, lv[ps->slice_level]);
-            if (ps->ps_level >= 0)
-                s_put(&b, ",\"topology\":{\"required\":\"%s\"}", lv[ps->ps_level]);
-            if (ps->n_bound > 0) {
-                s_put(&b, ",\"bound\":[");
-                int next_rank = ps->count - 1; /* explicit ranks from the top */
-                for (int k = 0; k < ps->n_bound; k++) {
-                    s_put(&b, "%s{\"node\":\"n%d\"", k ? "," : "", ps->bound_node[k]);
-                    if (ps->ranks) {
-                        s_put(&b, ",\"ranks\":[");
-                        for (int r = 0; r < ps->bound_count[k]; r++)
-                            s_put(&b, "%s%d", r ? "," : "", next_rank--);
-                        s_put(&b, "]}");
-                    } else {
-                        s_put(&b, ",\"count\":%d}", ps->bound_count[k]);
-                    }
-                }
-                s_put(&b, "]");
-            }
-            s_put(&b, "}");
-        }
-        s_put(&b, "]}");
-    }
-    s_put(&b, "]");
+    s_put_nodes(c);
+    s_put(&c->b, "]},\"gangs\":[");
+    s_put_gangs(c);
+    s_put(&c->b, "]");
     if (o->max_running > 0)
-        s_put_running(&b, run, K);
-    s_put(&b, ",\"options\":{\"admission\":\"%s\"", s_rand(&x, 0, 4) == 0 ? "ordered" : "value");
-    if (o->max_running > 0 && s_rand(&x, 0, 4) == 0)
-        s_put(&b, ",\"preemption\":\"never\"");
-    s_put(&b, "}}");
-    return b.s;
+        s_put_running(&c->b, c->run, c->K);
+    s_put(&c->b, ",\"options\":{\"admission\":\"%s\"", s_rand(&c->x, 0, 4) == 0 ? "ordered" : "value");
+    if (o->max_running > 0 && s_rand(&c->x, 0, 4) == 0)
+        s_put(&c->b, ",\"preemption\":\"never\"");
+    s_put(&c->b, "}}");
+    char *out = c->b.s;
+    free(c);
+    return out;
 }
 
 static void s_put_running(s_buf_t *b, const s_run_t *run, int K)

@@ -28,6 +28,7 @@ typedef struct {
     int32_t solver_queue;
     int64_t fast_queue_bytes; /* bytes of requests waiting per lane before `busy` */
     int64_t solver_queue_bytes;
+    int64_t malloc_keep_bytes; /* free heap kept, not given back to the kernel per request; 0: glibc's default */
     char *metrics_listen;      /* HOST:PORT of /metrics, /healthz, /readyz; NULL: off. Owned */
     int64_t big_message_bytes; /* larger requests go to the solver lane unscanned */
     bool allow_insecure;       /* plain mode on endpoints other than loopback */

@@ -81,6 +81,9 @@ static rf_status s_solve_once(rf__req_t *q, s_solve_t *s)
     rf__budget_give(&o->budget, opts.threads, solver_lane);
     RF_CALL(rc);
     rf__stats_solve(&o->stats, p, s->answer, (t1 - t0) / 1000.0);
+    /* the cluster as this solve read it, plus its own placements */
+    if (s->snap)
+        rf__stats_cluster_solved(&o->stats, s->cname, p, s->answer);
     if (s->commit)
         return rf__store_commit(o->store, s->snap, p, s->answer, s->ttl, rf_now_ms(), &s->new_version, &q->err);
     if (s->snap)
@@ -125,8 +128,6 @@ rf_status rf__op_solve(rf__req_t *q)
     if (rc == RF_OK) {
         if (s.commit)
             rf__stats_commit(&o->stats, 0);
-        if (s.snap)
-            rf__stats_cluster_solved(&o->stats, s.cname, s.problem, s.answer);
         rf__reply_answer(q, s.answer, s.snap ? s.cname : NULL, s.new_version, s.commit);
     }
     s_release(q, &s);

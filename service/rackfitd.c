@@ -7,6 +7,7 @@
  *
  * Flags are applied in order after the config file (the file first, wherever
  * --config appears), so a flag overrides the file. */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,6 +88,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "rackfitd: no --listen ENDPOINT (for a first run: --listen tcp://127.0.0.1:5555)\n");
         rc = 2;
         goto done;
+    }
+    if (cfg.malloc_keep_bytes > 0) {
+        /* free memory stays in the process up to malloc_keep_bytes
+         * (config.c says why); blocks of 32 MiB and more are still mmap'ed
+         * and given back at once */
+        int keep = (int)cfg.malloc_keep_bytes;
+        mallopt(M_TRIM_THRESHOLD, keep);
+        mallopt(M_TOP_PAD, keep < 16 * 1024 * 1024 ? keep : 16 * 1024 * 1024);
+        mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     }
     rc = rf__server_run(&cfg);
 done:

@@ -9,6 +9,8 @@
  *   live commits on node n, always;
  * - `snap` is NULL or the snapshot of the current version; a snapshot holds
  *   one reference to its base, and the store one to its current snapshot;
+ *   a snapshot no solve holds is refreshed in place when only commits
+ *   change (its `used` rewritten, its version moved), never one held;
  *   a base or snapshot is freed when its last reference goes;
  * - a commit entry belongs to one solve and holds that solve's pods of one
  *   gang on one node, with its own expiry; two solves of one gang on one
@@ -39,6 +41,7 @@ typedef struct {
     int refs;
     s_base_t *base;
     rf_problem_t *own; /* pub.problem */
+    int64_t *used;     /* own's nodes' used, one block [n_nodes * R] */
     char *name;        /* pub.name */
 } s_snap_t;
 
@@ -113,6 +116,23 @@ static void s_invalidate(s_cluster_t *c)
     c->snap = NULL;
 }
 
+/* Only commits changed (the base did not): when no solve holds the current
+ * snapshot, refresh its `used` in place and give it the new version,
+ * instead of building a new one for the next solve; otherwise drop it
+ * (a solve that holds one keeps reading the version it read: its commit
+ * compares that version). */
+static void s_commits_changed(s_cluster_t *c)
+{
+    s_snap_t *sn = c->snap;
+    if (sn && sn->refs == 1 && sn->base == c->base) {
+        const rf_problem_t *b = c->base->p;
+        memcpy(sn->used, c->eff_used, (size_t)b->n_nodes * (size_t)b->n_resources * sizeof *sn->used);
+        sn->pub.version = c->version;
+        return;
+    }
+    s_invalidate(c);
+}
+
 /* Recompute eff_used from the base and the commits. */
 static rf_status s_recompute(s_cluster_t *c, rf_error_t *err)
 {
@@ -156,7 +176,7 @@ static void s_expire(s_cluster_t *c, double now_ms, int64_t *expired)
     }
     if (any) {
         c->version++;
-        s_invalidate(c);
+        s_commits_changed(c);
     }
 }
 
@@ -631,6 +651,7 @@ rf_status rf__store_acquire(rf__store_t *st, const char *name, int64_t version, 
                 c->base->tree_built = rf__tree_build(b, &c->base->tree, NULL) == RF_OK;
             p->tree_hint = c->base->tree_built ? &c->base->tree : NULL;
             s->own = p;
+            s->used = used;
             s->base = c->base;
             c->base->refs++;
             s->refs = 1; /* the cluster's */
@@ -815,7 +836,7 @@ done:
     if (rc == RF_OK || changed) {
         if (changed) {
             c->version++;
-            s_invalidate(c);
+            s_commits_changed(c);
         }
     }
     if (c)
@@ -845,7 +866,7 @@ rf_status rf__store_release(rf__store_t *st, const char *name, int64_t version, 
         }
         if (*released > 0) {
             c->version++;
-            s_invalidate(c);
+            s_commits_changed(c);
         }
         *new_version = c->version;
     }

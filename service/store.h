@@ -6,7 +6,9 @@
  * and asked to keep (an assume, as kube-scheduler does), per solve, gang and node,
  * each with an expiry. The cluster solves see is the base with every live
  * commit added to `used`: a snapshot, built once per version and shared
- * (refcounted) by the solves that read it.
+ * (refcounted) by the solves that read it; when only commits change and no
+ * solve holds it, it is brought to the new version in place rather than
+ * built again.
  *
  * Versions: every change (put, patch, commit, release, an expiry) adds one.
  * `base_version` changes only with put and patch (the nodes themselves).

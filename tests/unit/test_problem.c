@@ -13,7 +13,9 @@
 
 #include "../support/leak.h"
 #include "../support/testutil.h"
-#include "problem_read.h"
+#include "arena.h"
+#include "doc.h"
+#include "json.h"
 #include "rackfit/problem.h"
 #include "rackfit/quantity.h"
 
@@ -302,7 +304,7 @@ Test(problem, unknown_key_at_every_depth)
 
 Test(problem, extra_root_keys_allowed_when_listed)
 {
-    /* rackfitd's envelope keys pass through rf__problem_from_doc's list. */
+    /* rackfitd's envelope keys pass through rf_problem_from_doc's list. */
     rf_problem_t *p = NULL;
     rf_error_t err;
     const char *json = "{" CLUSTER ",\"gangs\":[],\"v\":1}";
@@ -319,10 +321,10 @@ Test(problem, extra_root_keys_allowed_when_listed)
     rf_doc_kv_t rkv[3] = {{"v", 1, one}, {"cluster", 7, cluster}, {"gangs", 5, gangs}};
     rf_doc_t root = {.type = RF_DOC_MAP, .len = 3, .offset = -1, .u.pairs = rkv};
     const char *const extra[] = {"v", "op", "id", NULL};
-    cr_assert_eq(rf__problem_from_doc(&root, extra, NULL, &p, &err), RF_OK, "%s: %s", err.path, err.message);
+    cr_assert_eq(rf_problem_from_doc(&root, extra, NULL, &p, &err), RF_OK, "%s: %s", err.path, err.message);
     cr_assert_eq(p->n_levels, 1);
     rf_problem_destroy(&p);
-    cr_assert_eq(rf__problem_from_doc(&root, NULL, NULL, &p, &err), RF_ESCHEMA);
+    cr_assert_eq(rf_problem_from_doc(&root, NULL, NULL, &p, &err), RF_ESCHEMA);
     cr_assert_str_eq(err.path, "v");
     cr_assert_null(p);
     rf_test_no_leaks();
@@ -700,7 +702,7 @@ Test(problem, doc_strings_checked_by_the_reader)
     rf_doc_t root = {.type = RF_DOC_MAP, .len = 2, .offset = -1, .u.pairs = rkv};
     rf_problem_t *p = NULL;
     rf_error_t err;
-    cr_assert_eq(rf__problem_from_doc(&root, NULL, NULL, &p, &err), RF_ESCHEMA);
+    cr_assert_eq(rf_problem_from_doc(&root, NULL, NULL, &p, &err), RF_ESCHEMA);
     cr_assert_str_eq(err.path, "cluster.nodes[0].name");
     cr_assert(strstr(err.message, "NUL"), "%s", err.message);
     cr_assert_eq(err.offset, 42, "the document's offset is passed on");
@@ -709,11 +711,11 @@ Test(problem, doc_strings_checked_by_the_reader)
     rf_limits_t lim;
     rf_limits_default(&lim);
     lim.max_string = 8;
-    cr_assert_eq(rf__problem_from_doc(&root, NULL, &lim, &p, &err), RF_ELIMIT);
+    cr_assert_eq(rf_problem_from_doc(&root, NULL, &lim, &p, &err), RF_ELIMIT);
     cr_assert_str_eq(err.path, "cluster.nodes[0].name");
     cr_assert(strstr(err.message, "max_string (8)"), "%s", err.message);
     lim.max_string = 9;
-    cr_assert_eq(rf__problem_from_doc(&root, NULL, &lim, &p, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(rf_problem_from_doc(&root, NULL, &lim, &p, &err), RF_OK, "%s", err.message);
     cr_assert_str_eq(p->nodes[0].name, "node-name");
     rf_problem_destroy(&p);
     rf_test_no_leaks();
@@ -991,5 +993,43 @@ Test(problem, running_gangs_must_fit_in_used)
     rf_problem_t *p = s_read_ok(json, NULL);
     free(json);
     rf_problem_destroy(&p);
+    rf_test_no_leaks();
+}
+
+/* A batch with running gangs against a stored cluster (rackfitd's path):
+ * they name the cluster's nodes and must fit in its used; the cluster is
+ * only read. */
+Test(problem, running_gangs_in_a_batch_on_a_stored_cluster)
+{
+    char *json = rf_test_preempt_json(s_full4, "[]", "[]", NULL);
+    rf_problem_t *cluster = s_read_ok(json, NULL);
+    free(json);
+    const char *batches[2] = {"{\"gangs\":" ONE_GANG ",\"running\":[" RUN(
+                                  "a", 0, "", AT("h-0", 1) "," AT("h-3", 1)) "],"
+                                                                             "\"options\":{\"preemption\":\"never\"}}",
+                              "{\"gangs\":" ONE_GANG ",\"running\":[" RUN("a", 0, "", AT("h-4", 1)) "]}"};
+    for (int i = 0; i < 2; i++) {
+        rf__arena_t *arena = rf__arena_new(0);
+        rf_doc_t *doc = NULL;
+        rf_error_t err;
+        cr_assert_eq(rf__json_parse(batches[i], strlen(batches[i]), NULL, arena, &doc, &err), RF_OK);
+        rf_problem_t *p = NULL;
+        rf_status st = rf_problem_from_doc_on(doc, NULL, cluster, NULL, &p, &err);
+        if (i == 0) {
+            cr_assert_eq(st, RF_OK, "%s: %s", err.path, err.message);
+            cr_assert_eq(p->n_running, 1);
+            cr_assert_eq(p->running[0].pod_sets[0].placements[1].node, rf_problem_node(cluster, "h-3"));
+            cr_assert_eq(p->options.preemption, RF_PREEMPT_NEVER);
+            cr_assert_float_eq(p->running[0].penalty, 1.0, 1e-12);
+            rf_problem_destroy(&p);
+        } else {
+            cr_assert_eq(st, RF_ESCHEMA);
+            cr_assert_str_eq(err.path, "running[0].pod_sets[0].placements[0]");
+            cr_assert_null(p);
+        }
+        rf__arena_destroy(&arena);
+    }
+    cr_assert_eq(cluster->n_running, 0); /* untouched */
+    rf_problem_destroy(&cluster);
     rf_test_no_leaks();
 }

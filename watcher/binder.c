@@ -453,6 +453,21 @@ static void s_set_assumed(rf__binder_t *b, const rf__bind_t *p, bool on)
     rf__cache_unlock(b->cache);
 }
 
+void rf__binder_assume(rf__binder_t *b, const rf__decision_t *d)
+{
+    rf__cache_lock(b->cache);
+    for (int32_t i = 0; i < d->n_binds; i++) {
+        char key[512];
+        snprintf(key, sizeof key, "%s/%s", d->binds[i].ns, d->binds[i].name);
+        rf__kpod_t *kp = rf__cache_get(b->cache, RF_KIND_POD, key);
+        if (kp && strcmp(kp->uid, d->binds[i].uid) == 0 && !kp->node_name) {
+            free(kp->assumed_node);
+            kp->assumed_node = strdup(d->binds[i].node);
+        }
+    }
+    rf__cache_unlock(b->cache);
+}
+
 int rf__binder_rollback(rf__binder_t *b, rf__kmulti_t *multi, const char *gang, const rf__bind_t *pods, int n,
                         const bool *sel)
 {
@@ -597,6 +612,8 @@ rf_status rf__bind_gang(rf__binder_t *b, rf__kmulti_t *multi, rf__decision_t *d,
                           why, why_cap);
     if (failed) {
         atomic_fetch_add(&b->binds_failed, 1);
+        for (int i = 0; i < n; i++) /* nothing was bound: the capacity assumed at the decision is free again */
+            s_set_assumed(b, &d->binds[i], false);
         if (!s_lost(b))
             rf__binder_hold(b, d->gang);
         goto done;
@@ -606,9 +623,8 @@ rf_status rf__bind_gang(rf__binder_t *b, rf__kmulti_t *multi, rf__decision_t *d,
     s_bind_ctx_t bc = {.b = b, .pods = d->binds};
     failed = rf__krun(&run, "POST", "application/json", bind, n, ok, unsure, s_accept_bind, &bc, why, why_cap);
     failed = s_settle_unsure(b, d, ok, unsure, failed);
-    for (int i = 0; i < n; i++)
-        if (ok[i])
-            s_set_assumed(b, &d->binds[i], true);
+    for (int i = 0; i < n; i++) /* bound pods take their node's capacity; the others give theirs back */
+        s_set_assumed(b, &d->binds[i], ok[i]);
     if (failed == 0) {
         atomic_fetch_add(&b->binds_ok, n);
         atomic_fetch_add(&b->gangs_bound, 1);

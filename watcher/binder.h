@@ -133,6 +133,10 @@ rf__krun_t rf__binder_krun(rf__binder_t *b, rf__kmulti_t *multi);
  * failed. `seen_at` is when its last pod was seen (for the latency). */
 rf_status rf__bind_gang(rf__binder_t *b, rf__kmulti_t *multi, rf__decision_t *d, double seen_at, char *why,
                         size_t why_cap);
+/* Count a decided gang's capacity at once (each pod's assumed node), so the
+ * cycles that run while a binder thread binds it never give it away. The
+ * binder gives back what it does not bind. Takes the cache lock. */
+void rf__binder_assume(rf__binder_t *b, const rf__decision_t *d);
 /* Delete pods[i] where sel[i] (NULL: all) with their uid as precondition. Returns how many are left bound. */
 int rf__binder_rollback(rf__binder_t *b, rf__kmulti_t *multi, const char *gang, const rf__bind_t *pods, int n,
                         const bool *sel);

@@ -58,9 +58,8 @@ static void s_unsent(rf__cycle_t *c, const rf__plan_t *plan, long counts[RF_PEND
             rf__log(RF_LOG_DEBUG, "gang %s waits: %s", g->name, g->why);
         } else if (g->state == RF_GANG_HELD) {
             rf__held_why h = rf__binder_held_why(c->binder, g->name);
-            counts[h == RF_HELD_FAILED    ? RF_PENDING_FAILED
-                   : h == RF_HELD_BINDING ? RF_PENDING_BINDING
-                                          : RF_PENDING_BACKOFF]++;
+            if (h != RF_HELD_BINDING) /* those are counted from the pool below */
+                counts[h == RF_HELD_FAILED ? RF_PENDING_FAILED : RF_PENDING_BACKOFF]++;
             if (h == RF_HELD_FAILED || h == RF_HELD_BACKOFF)
                 s_tell_requeue(c, g);
         }
@@ -77,11 +76,11 @@ static void s_decide(rf__cycle_t *c, const rf__plan_t *plan, rf__decision_t *d, 
             rf__binder_tell(c->binder, c->pool, &plan->gangs[d[i].plan_gang], d[i].reason, NULL, NULL);
             continue;
         }
-        counts[RF_PENDING_BINDING]++;
         rf__job_t *j = rf__job_new(RF_JOB_BIND, d[i].gang);
         if (!j)
             continue;
         j->seen_at = s_seen_at(c->cache, &d[i]);
+        rf__binder_assume(c->binder, &d[i]);
         j->bind = d[i]; /* moved */
         memset(&d[i], 0, sizeof d[i]);
         rf__pool_submit(c->pool, j);
@@ -129,6 +128,7 @@ void rf__cycle_once(rf__cycle_t *c)
             s_decide(c, &plan, d, nd, counts);
         rf__decisions_free(&d, nd);
     }
+    counts[RF_PENDING_BINDING] = rf__pool_binding(c->pool); /* gangs decided, their binder at work */
     if (c->metrics)
         rf__wmetrics_pending(c->metrics, counts);
     free(answer);

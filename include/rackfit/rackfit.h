@@ -4,6 +4,7 @@
 
 #include "rackfit/answer.h"
 #include "rackfit/check.h"
+#include "rackfit/machine.h"
 #include "rackfit/problem.h"
 #include "rackfit/quantity.h"
 #include "rackfit/solve.h"

@@ -1,0 +1,204 @@
+/* tests/unit/test_eligible.c: node eligibility for the search
+ * (solver/eligible.c).
+ *
+ * - rf__node_admits_labelled keeps Kubernetes' rules: cordon, exact
+ *   node_selector, NoSchedule/NoExecute taints tolerated by key, value and
+ *   effect (Exists, an empty key, an empty effect), PreferNoSchedule ignored;
+ * - rf__elig_build gives every pod set a class, one class per distinct
+ *   node_selector and tolerations, and each class's mask equals
+ *   rf_node_admits node by node (the reference), on hand-made and random
+ *   problems. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../support/leak.h"
+#include "../support/randprob.h"
+#include "../support/testutil.h"
+#include "eligible.h"
+#include "rackfit/rackfit.h"
+
+#define LEVELS            "\"levels\":[\"kubernetes.io/hostname\"]"
+#define NODE(name, extra) "{\"name\":\"" name "\",\"labels\":{\"kubernetes.io/hostname\":\"" name "\"" extra "}"
+#define PS(name, extra)   "{\"name\":\"" name "\",\"count\":1" extra "}"
+
+static const char s_cluster[] =
+    "{\"cluster\":{" LEVELS ",\"nodes\":[" NODE("plain", "}") "," NODE("gpu-a100", ",\"gpu\":\"a100\"}") "," NODE(
+        "cordoned",
+        "},\"unschedulable\":true") "," NODE("tainted",
+                                             "},\"taints\":[{\"key\":\"maint\",\"value\":\"yes\",\"effect\":"
+                                             "\"NoSchedule\"}]") "," NODE("evicting",
+                                                                          "},\"taints\":[{\"key\":\"bad\",\"effect\":"
+                                                                          "\"NoExecute\"}]") "," NODE("soft",
+                                                                                                      "},\"taints\":[{"
+                                                                                                      "\"key\":"
+                                                                                                      "\"soft\","
+                                                                                                      "\"effect\":"
+                                                                                                      "\"PreferNoSchedu"
+                                                                                                      "le\"}]") ","
+                                                                                                                "{\"nam"
+                                                                                                                "e\":"
+                                                                                                                "\"unla"
+                                                                                                                "belled"
+                                                                                                                "\"}"
+                                                                                                                "]},"
+                                                                                                                "\"gang"
+                                                                                                                "s\":[{"
+                                                                                                                "\"name"
+                                                                                                                "\":"
+                                                                                                                "\"g\","
+                                                                                                                "\"pod_"
+                                                                                                                "sets\""
+                                                                                                                ":[" PS("any", "") "," PS("a100", ",\"node_selector\":{\"gpu\":\"a100\"}") "," PS("maint-equal", ",\"tolerations\":[{\"key\":\"maint\",\"operator\":\"Equal\",\"value\":\"yes\",\"effect\":\"NoSchedule\"}]") "," PS(
+                                                                                                                    "ma"
+                                                                                                                    "in"
+                                                                                                                    "t-"
+                                                                                                                    "wr"
+                                                                                                                    "on"
+                                                                                                                    "g-"
+                                                                                                                    "va"
+                                                                                                                    "lu"
+                                                                                                                    "e",
+                                                                                                                    ","
+                                                                                                                    "\""
+                                                                                                                    "to"
+                                                                                                                    "le"
+                                                                                                                    "ra"
+                                                                                                                    "ti"
+                                                                                                                    "on"
+                                                                                                                    "s"
+                                                                                                                    "\""
+                                                                                                                    ":["
+                                                                                                                    "{"
+                                                                                                                    "\""
+                                                                                                                    "ke"
+                                                                                                                    "y"
+                                                                                                                    "\""
+                                                                                                                    ":"
+                                                                                                                    "\""
+                                                                                                                    "ma"
+                                                                                                                    "in"
+                                                                                                                    "t"
+                                                                                                                    "\""
+                                                                                                                    ","
+                                                                                                                    "\""
+                                                                                                                    "op"
+                                                                                                                    "er"
+                                                                                                                    "at"
+                                                                                                                    "or"
+                                                                                                                    "\""
+                                                                                                                    ":"
+                                                                                                                    "\""
+                                                                                                                    "Eq"
+                                                                                                                    "ua"
+                                                                                                                    "l"
+                                                                                                                    "\""
+                                                                                                                    ","
+                                                                                                                    "\""
+                                                                                                                    "va"
+                                                                                                                    "lu"
+                                                                                                                    "e"
+                                                                                                                    "\""
+                                                                                                                    ":"
+                                                                                                                    "\""
+                                                                                                                    "no"
+                                                                                                                    "\""
+                                                                                                                    "}"
+                                                                                                                    "]") "," PS("everything",
+                                                                                                                                ",\"tolerations\":[{\"operator\":\"Exists\"}]") "," PS("any-again",
+                                                                                                                                                                                       "") "]}]}";
+
+enum { PLAIN, GPU, CORDONED, TAINTED, EVICTING, SOFT, UNLABELLED };
+
+Test(eligible, kubernetes_rules_for_labelled_nodes)
+{
+    rf_problem_t *pb = rf_test_parse(s_cluster);
+    const rf_pod_set_t *ps = pb->gangs[0].pod_sets;
+    /* expected[pod set][node] for the labelled nodes */
+    static const bool expected[6][6] = {
+        /* plain gpu  cordon taint evict soft */
+        {true, true, false, false, false, true},   /* any */
+        {false, true, false, false, false, false}, /* a100 */
+        {true, true, false, true, false, true},    /* maint-equal */
+        {true, true, false, false, false, true},   /* maint-wrong-value */
+        {true, true, false, true, true, true},     /* everything (Exists, no key) */
+        {true, true, false, false, false, true},   /* any-again */
+    };
+    for (int32_t p = 0; p < 6; p++)
+        for (int32_t n = 0; n < 6; n++) {
+            cr_assert_eq(rf__node_admits_labelled(pb, n, &ps[p]), expected[p][n], "pod set %s on node %s", ps[p].name,
+                         pb->nodes[n].name);
+            cr_assert_eq(rf_node_admits(pb, n, &ps[p]), expected[p][n]);
+        }
+    for (int32_t p = 0; p < 6; p++)
+        cr_assert(!rf_node_admits(pb, UNLABELLED, &ps[p]), "a node without the level labels takes no new pods");
+    cr_assert(rf__same_eligibility(&ps[0], &ps[5]));
+    cr_assert(!rf__same_eligibility(&ps[0], &ps[1]));
+    cr_assert(!rf__same_eligibility(&ps[2], &ps[3]), "same key, other value");
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* The classes against rf_node_admits, node by node. */
+static void s_check_classes(const rf_problem_t *pb, const rf__elig_t *e)
+{
+    int64_t k = 0;
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        cr_assert_eq(e->gang_ps0[g], k);
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++, k++) {
+            int32_t c = e->class_of[k];
+            cr_assert(c >= 0 && c < e->n_classes);
+            const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
+            cr_assert(rf__same_eligibility(e->rep[c], ps));
+            int32_t n_ok = 0;
+            for (int32_t n = 0; n < pb->n_nodes; n++) {
+                cr_assert_eq(e->ok[c][n] != 0, rf_node_admits(pb, n, ps), "gang %d pod set %d node %d", g, p, n);
+                n_ok += e->ok[c][n];
+            }
+            cr_assert_eq(e->n_ok[c], n_ok);
+        }
+    }
+    cr_assert_eq(e->n_pod_sets, k);
+    for (int32_t a = 0; a < e->n_classes; a++)
+        for (int32_t b = a + 1; b < e->n_classes; b++)
+            cr_assert(!rf__same_eligibility(e->rep[a], e->rep[b]), "classes %d and %d are the same", a, b);
+}
+
+Test(eligible, classes_match_node_admits)
+{
+    rf_problem_t *pb = rf_test_parse(s_cluster);
+    rf__tree_t t;
+    rf__elig_t e;
+    rf_error_t err;
+    cr_assert_eq(rf__tree_build(pb, &t, &err), RF_OK);
+    cr_assert_eq(rf__elig_build(pb, &t, &e, &err), RF_OK, "%s", err.message);
+    s_check_classes(pb, &e);
+    cr_assert_eq(e.n_classes, 5, "`any` and `any-again` share a class");
+    cr_assert_eq(e.class_of[0], e.class_of[5]);
+    rf__elig_fini(&e);
+    rf__elig_fini(&e); /* fini leaves it zeroed */
+    rf__tree_fini(&t);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+Test(eligible, random_problems)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        char *json = rf_randprob(seed, &o);
+        rf_problem_t *pb = rf_test_parse(json);
+        rf__tree_t t;
+        rf__elig_t e;
+        rf_error_t err;
+        cr_assert_eq(rf__tree_build(pb, &t, &err), RF_OK);
+        cr_assert_eq(rf__elig_build(pb, &t, &e, &err), RF_OK);
+        s_check_classes(pb, &e);
+        rf__elig_fini(&e);
+        rf__tree_fini(&t);
+        rf_problem_destroy(&pb);
+        free(json);
+    }
+    rf_test_no_leaks();
+}

@@ -105,11 +105,9 @@ void rf__mp_raw(rf__mp_writer_t *w, const void *bytes, size_t len);
 /* A whole document (the client sends a JSON problem this way). */
 void rf__mp_doc(rf__mp_writer_t *w, const rf_doc_t *doc);
 
-/* The answer's map body (PLACEMENT-MODEL.md section 3): writes the pairs
- * "gangs" and "summary" only (2 pairs); the caller opens the map with room
- * for them and any keys of its own (id, cluster). */
-#define RF__MP_ANSWER_PAIRS 2
-void rf__mp_answer_pairs(rf__mp_writer_t *w, const rf_answer_t *answer);
+/* Answers are not encoded here: rackfitd writes rf_answer_to_doc's
+ * document (include/rackfit/answer.h, the one answer encoder) with
+ * rf__mp_doc, as the JSON writer writes the same document. */
 
 /* {"id"?: id, "error": {"code", "message", "path"}}: `id` NULL when the
  * request had none (or could not be read). */

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "problem_read.h"
 #include "request.h"
 
 static rf_status s_fail(rf__req_t *q, rf_status code, const char *path, const char *fmt, const char *arg)
@@ -80,7 +79,7 @@ rf_status rf__op_put(rf__req_t *q)
     top[1] = (rf_doc_kv_t){.key = "gangs", .key_len = 5, .value = {.type = RF_DOC_ARRAY, .len = 0, .offset = -1}};
     rf_doc_t root = {.type = RF_DOC_MAP, .len = 2, .offset = -1, .u.pairs = top};
     rf_problem_t *p = NULL;
-    RF_CALL(rf__problem_from_doc(&root, NULL, &o->cfg.limits, &p, &q->err));
+    RF_CALL(rf_problem_from_doc(&root, NULL, &o->cfg.limits, &p, &q->err));
     RF_CALL(rf__store_put(o->store, name, p, version, rf_now_ms(), &new_version, &q->err));
     rf__reply_name_version(q, name, new_version);
     return RF_OK;
@@ -117,7 +116,7 @@ rf_status rf__op_patch(rf__req_t *q)
             rc = s_fail(q, RF_ESCHEMA, "upsert", "must be an array of nodes, not %s", rf__doc_type_name(x->type));
         else if (!doc)
             rc = s_fail(q, RF_ENOMEM, "", "%s", "out of memory");
-        else if ((rc = rf__problem_from_doc(doc, NULL, &o->cfg.limits, &up, &q->err)) != RF_OK)
+        else if ((rc = rf_problem_from_doc(doc, NULL, &o->cfg.limits, &up, &q->err)) != RF_OK)
             s_repath(&q->err, "upsert", false);
         if (rc != RF_OK)
             goto done;
@@ -176,7 +175,7 @@ rf_status rf__op_patch(rf__req_t *q)
             rc = s_fail(q, RF_ENOMEM, "", "%s", "out of memory");
             goto done;
         }
-        if ((rc = rf__problem_from_doc(doc, NULL, &o->cfg.limits, &us, &q->err)) != RF_OK) {
+        if ((rc = rf_problem_from_doc(doc, NULL, &o->cfg.limits, &us, &q->err)) != RF_OK) {
             s_repath(&q->err, "used", true);
             goto done;
         }

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "problem_read.h"
 #include "rackfit/rackfit.h"
 #include "request.h"
 #ifdef RF_HAVE_MACHINE
@@ -58,10 +57,9 @@ static rf_status s_solve_once(rf__req_t *q, s_solve_t *s)
     rf__ops_t *o = q->ops;
     if (s->cname) {
         RF_CALL(rf__store_acquire(o->store, s->cname, s->cversion, rf_now_ms(), &s->snap, &q->err));
-        RF_CALL(
-            rf__problem_from_doc_on(q->root, s_stored_keys, s->snap->problem, &o->cfg.limits, &s->problem, &q->err));
+        RF_CALL(rf_problem_from_doc_on(q->root, s_stored_keys, s->snap->problem, &o->cfg.limits, &s->problem, &q->err));
     } else {
-        RF_CALL(rf__problem_from_doc(q->root, s_inline_keys, &o->cfg.limits, &s->problem, &q->err));
+        RF_CALL(rf_problem_from_doc(q->root, s_inline_keys, &o->cfg.limits, &s->problem, &q->err));
     }
     rf_problem_t *p = s->problem;
     if (o->cfg.max_time_limit_ms > 0 && p->options.time_limit_ms > o->cfg.max_time_limit_ms)
@@ -128,7 +126,7 @@ rf_status rf__op_solve(rf__req_t *q)
     if (rc == RF_OK) {
         if (s.commit)
             rf__stats_commit(&o->stats, 0);
-        rf__reply_answer(q, s.answer, s.snap ? s.cname : NULL, s.new_version, s.commit);
+        rc = rf__reply_answer(q, s.answer, s.snap ? s.cname : NULL, s.new_version, s.commit);
     }
     s_release(q, &s);
     return rc;

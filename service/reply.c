@@ -63,10 +63,17 @@ void rf__reply_info(rf__req_t *q, const char *name, const rf__store_info_t *info
     s_int(q->w, "commit_pods", info->commit_pods);
 }
 
-void rf__reply_answer(rf__req_t *q, const rf_answer_t *answer, const char *cluster, int64_t version, bool committed)
+rf_status rf__reply_answer(rf__req_t *q, const rf_answer_t *answer, const char *cluster, int64_t version,
+                           bool committed)
 {
-    rf__reply_open(q, RF__MP_ANSWER_PAIRS + (cluster ? 1 : 0));
-    rf__mp_answer_pairs(q->w, answer);
+    /* the one answer encoder (rf_answer_to_doc), serialised generically */
+    rf_doc_t *doc = NULL;
+    RF_CALL(rf_answer_to_doc(answer, q->arena, &doc, &q->err));
+    rf__reply_open(q, doc->len + (cluster ? 1 : 0));
+    for (uint32_t i = 0; i < doc->len; i++) {
+        rf__mp_strn(q->w, doc->u.pairs[i].key, doc->u.pairs[i].key_len);
+        rf__mp_doc(q->w, &doc->u.pairs[i].value);
+    }
     if (cluster) {
         rf__mp_key(q->w, "cluster");
         rf__mp_map(q->w, 3);
@@ -76,6 +83,7 @@ void rf__reply_answer(rf__req_t *q, const rf_answer_t *answer, const char *clust
         rf__mp_key(q->w, "committed");
         rf__mp_bool(q->w, committed);
     }
+    return RF_OK;
 }
 
 void rf__reply_ping(rf__req_t *q)

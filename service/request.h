@@ -74,8 +74,10 @@ void rf__reply_name_version(rf__req_t *q, const char *name, int64_t version);
 void rf__reply_released(rf__req_t *q, const char *name, int64_t version, int32_t released);
 void rf__reply_deleted(rf__req_t *q, const char *name);
 void rf__reply_info(rf__req_t *q, const char *name, const rf__store_info_t *info);
-/* The answer, plus "cluster": {name, version, committed} when `cluster`. */
-void rf__reply_answer(rf__req_t *q, const rf_answer_t *answer, const char *cluster, int64_t version, bool committed);
+/* The answer (rf_answer_to_doc's document, in the request's arena), plus
+ * "cluster": {name, version, committed} when `cluster`. */
+rf_status rf__reply_answer(rf__req_t *q, const rf_answer_t *answer, const char *cluster, int64_t version,
+                           bool committed);
 void rf__reply_ping(rf__req_t *q);
 void rf__reply_stats(rf__req_t *q, const rf__lane_info_t *lanes);
 /* The error reply for q->err (the writer reset first). */

@@ -1,7 +1,10 @@
 /* watcher/gangs.c: gang assembly into a contract problem (see gangs.h).
  *
  * Layout: pods of ours are sorted by (gang, pod set signature, rank) so
- * that each gang, and each pod set inside it, is one run of the array. */
+ * that each gang, and each pod set inside it, is one run of the array.
+ * A build first decides everything (usage, then per gang: census, size,
+ * state, pod sets with members, ranks, topology, min_count) into the plan
+ * and its spec (plan.h), then writes it once (plan_json.c). */
 #include "gangs.h"
 
 #include <ctype.h>
@@ -13,8 +16,8 @@
 #include <string.h>
 
 #include "jw.h"
+#include "plan.h"
 #include "rackfit/problem.h"
-#include "rackfit/quantity.h"
 
 /* ---- ranks ----------------------------------------------------------------------------------------------------- */
 
@@ -152,14 +155,9 @@ static int32_t s_node_index(rf__knode_t **nodes, int32_t n, const char *name)
     return -1;
 }
 
-typedef struct {
-    const char *node;
-    int64_t rank;
-} s_bound_t;
-
 static int s_bound_cmp(const void *x, const void *y)
 {
-    const s_bound_t *a = x, *b = y;
+    const rf__pbound_t *a = x, *b = y;
     int c = strcmp(a->node, b->node);
     return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
 }
@@ -194,46 +192,12 @@ void rf__plan_fini(rf__plan_t *plan)
     memset(plan, 0, sizeof *plan);
 }
 
-/* ---- writing quantities ---------------------------------------------------------------------------------------- */
-
-static void s_res_json(rf__jw_t *w, const char *key, const rf__res_t *r, int64_t pods)
-{
-    rf__jw_key(w, key);
-    rf__jw_puts(w, "{");
-    for (int32_t i = 0; i < r->n; i++) {
-        if (strcmp(r->names[i], "pods") == 0)
-            continue;
-        rf__jw_key(w, r->names[i]);
-        if (rf_qty_kind_of(r->names[i]) == RF_QTY_MILLI)
-            rf__jw_printf(w, "\"%lldm\"", (long long)r->vals[i]);
-        else
-            rf__jw_printf(w, "%lld", (long long)r->vals[i]);
-    }
-    if (pods >= 0) {
-        rf__jw_key(w, "pods");
-        rf__jw_printf(w, "%lld", (long long)pods);
-    }
-    rf__jw_puts(w, "}");
-}
-
 static int32_t s_level(const rf__gang_opts_t *o, const char *key)
 {
     for (int32_t i = 0; i < o->n_levels; i++)
         if (strcmp(o->levels[i], key) == 0)
             return i;
     return -1;
-}
-
-/* ---- one build ------------------------------------------------------------------------------------------------- */
-
-typedef struct {
-    char *key; /* the affinity part of a signature */
-    const rf__kpod_t *pod;
-} s_aff_t;
-
-static const char *s_aff_part(const rf__kpod_t *p)
-{
-    return p->affinity ? strstr(p->sig, "a:(") : NULL;
 }
 
 static char *s_strdupf(const char *fmt, ...)
@@ -254,529 +218,377 @@ static char *s_strdupf(const char *fmt, ...)
     return rf__jw_take(&w, NULL);
 }
 
-/* Fill plan->gangs (states, pod sets, pending members) and write the problem.
- * `refused` (n_refused names with messages) forces those gangs to REFUSED. */
-static rf_status s_build(rf__cache_t *cache, const rf__gang_opts_t *o, bool (*skip)(void *, const char *), void *ctx,
-                         char **refused, char **refused_why, int n_refused, rf__plan_t *plan, rf_error_t *err)
-{
-    rf_status rc = RF_OK;
-    rf__kmap_t *nm = &cache->maps[RF_KIND_NODE], *pm = &cache->maps[RF_KIND_POD];
-    int32_t n_nodes = nm->n;
-    rf__knode_t **nodes = calloc((size_t)n_nodes + 1, sizeof *nodes);
-    rf__res_t *used = calloc((size_t)n_nodes + 1, sizeof *used);
-    int64_t *used_pods = calloc((size_t)n_nodes + 1, sizeof *used_pods);
-    s_item_t *items = calloc((size_t)pm->n + 1, sizeof *items);
-    s_aff_t *affs = NULL;
-    int32_t n_affs = 0;
-    int32_t n_items = 0;
-    rf__jw_t gw; /* the gangs array */
-    rf__jw_t w;
-    rf__jw_init(&gw);
-    rf__jw_init(&w);
-    if (!nodes || !used || !used_pods || !items) {
-        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-        goto done;
-    }
-    for (int32_t i = 0; i < n_nodes; i++)
-        nodes[i] = nm->items[i].obj;
-    qsort(nodes, (size_t)n_nodes, sizeof *nodes, s_node_cmp);
+/* ---- one build: decide, then write ----------------------------------------------------------------------------- */
 
-    /* Usage, and the pods of ours. */
+/* What one build holds while it decides (all borrowed from the cache but the arrays). */
+typedef struct {
+    rf__cache_t *cache;
+    const rf__gang_opts_t *o;
+    bool (*skip)(void *, const char *);
+    void *ctx;
+    char **refused, **refused_why;
+    int n_refused;
+    rf__plan_spec_t spec;
+    s_item_t *items;
+    int32_t n_items;
+} s_build_t;
+
+static void s_build_fini(s_build_t *b, const rf__plan_t *plan)
+{
+    for (int32_t i = 0; i < b->spec.n_nodes; i++)
+        rf__res_fini(&b->spec.used[i]);
+    free(b->spec.used);
+    free(b->spec.used_pods);
+    free(b->spec.nodes);
+    for (int32_t g = 0; b->spec.gangs && g < plan->n_gangs; g++) {
+        for (int32_t s = 0; s < plan->gangs[g].n_sets; s++)
+            free(b->spec.gangs[g].sets[s].bound);
+        free(b->spec.gangs[g].sets);
+    }
+    free(b->spec.gangs);
+    free(b->items);
+}
+
+/* Nodes by name, the usage of every live pod (bound, assumed, or another
+ * scheduler's nominated), and our pods sorted by (gang, spec, rank). */
+static rf_status s_usage(s_build_t *b, rf_error_t *err)
+{
+    rf__kmap_t *nm = &b->cache->maps[RF_KIND_NODE], *pm = &b->cache->maps[RF_KIND_POD];
+    rf__plan_spec_t *sp = &b->spec;
+    sp->n_nodes = nm->n;
+    sp->nodes = calloc((size_t)sp->n_nodes + 1, sizeof *sp->nodes);
+    sp->used = calloc((size_t)sp->n_nodes + 1, sizeof *sp->used);
+    sp->used_pods = calloc((size_t)sp->n_nodes + 1, sizeof *sp->used_pods);
+    b->items = calloc((size_t)pm->n + 1, sizeof *b->items);
+    if (!sp->nodes || !sp->used || !sp->used_pods || !b->items)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    for (int32_t i = 0; i < sp->n_nodes; i++)
+        sp->nodes[i] = nm->items[i].obj;
+    qsort(sp->nodes, (size_t)sp->n_nodes, sizeof *sp->nodes, s_node_cmp);
     for (int32_t i = 0; i < pm->n; i++) {
         const rf__kpod_t *p = pm->items[i].obj;
         if (rf__kpod_terminal(p))
             continue;
         const char *on = p->node_name ? p->node_name : p->assumed_node;
         const char *charge = on;
-        if (!on && p->nominated && strcmp(p->scheduler_name, o->scheduler_name) != 0)
+        bool ours = strcmp(p->scheduler_name, b->o->scheduler_name) == 0;
+        if (!on && p->nominated && !ours)
             charge = p->nominated; /* another scheduler's preemptor holds it */
-        if (charge) {
-            int32_t ni = s_node_index(nodes, n_nodes, charge);
-            if (ni >= 0) {
-                for (int32_t r = 0; r < p->requests.n; r++)
-                    if (rf__res_add(&used[ni], p->requests.names[r], p->requests.vals[r]) != RF_OK) {
-                        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-                        goto done;
-                    }
-                used_pods[ni]++;
-            }
+        int32_t ni = charge ? s_node_index(sp->nodes, sp->n_nodes, charge) : -1;
+        if (ni >= 0) {
+            for (int32_t r = 0; r < p->requests.n; r++)
+                if (rf__res_add(&sp->used[ni], p->requests.names[r], p->requests.vals[r]) != RF_OK)
+                    return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            sp->used_pods[ni]++;
         }
-        if (strcmp(p->scheduler_name, o->scheduler_name) != 0)
+        if (!ours)
             continue;
-        s_item_t *it = &items[n_items++];
+        s_item_t *it = &b->items[b->n_items++];
         rf__pod_gang_name(p, it->gang, sizeof it->gang);
         it->pod = p;
         it->node = on;
     }
-    qsort(items, (size_t)n_items, sizeof *items, s_item_cmp);
+    qsort(b->items, (size_t)b->n_items, sizeof *b->items, s_item_cmp);
+    return RF_OK;
+}
 
-    /* Gangs, one run of items each. */
-    plan->gangs = calloc((size_t)n_items + 1, sizeof *plan->gangs);
-    plan->sent = calloc((size_t)n_items + 1, sizeof *plan->sent);
-    affs = calloc((size_t)n_items + 1, sizeof *affs);
-    if (!plan->gangs || !plan->sent || !affs) {
-        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-        goto done;
+/* A gang's members, as the run items[a, z) shows them. */
+typedef struct {
+    int64_t members, pending, nonmembers, priority;
+    const char *unsupported, *unsupported_pod;
+} s_census_t;
+
+static void s_census(const s_build_t *b, int32_t a, int32_t z, s_census_t *c)
+{
+    *c = (s_census_t){.priority = INT64_MIN};
+    for (int32_t i = a; i < z; i++) {
+        const rf__kpod_t *p = b->items[i].pod;
+        if (p->deleting || p->gated) {
+            c->nonmembers++;
+            continue;
+        }
+        c->members++;
+        if (!b->items[i].node)
+            c->pending++;
+        if (p->unsupported && !b->items[i].node && !c->unsupported) {
+            c->unsupported = p->unsupported;
+            c->unsupported_pod = p->name;
+        }
+        if (p->priority > c->priority)
+            c->priority = p->priority;
     }
-    rf__jw_puts(&gw, "[");
-    for (int32_t a = 0; a < n_items;) {
-        int32_t b = a;
-        while (b < n_items && strcmp(items[b].gang, items[a].gang) == 0)
-            b++;
-        const rf__kpod_t *first = items[a].pod;
-        bool single = strstr(items[a].gang, "/pod:") != NULL;
-        int64_t members = 0, pending = 0, nonmembers = 0;
-        const char *unsupported = NULL, *unsupported_pod = NULL;
-        int64_t prio = INT64_MIN;
-        for (int32_t i = a; i < b; i++) {
-            const rf__kpod_t *p = items[i].pod;
-            if (p->deleting || p->gated) {
-                nonmembers++;
-                continue;
-            }
-            members++;
-            if (!items[i].node)
-                pending++;
-            if (p->unsupported && !items[i].node && !unsupported) {
-                unsupported = p->unsupported;
-                unsupported_pod = p->name;
-            }
-            if (p->priority > prio)
-                prio = p->priority;
-        }
-        if (single && (pending == 0 || members == 0)) {
-            a = b;
-            continue;
-        }
-        if (pending == 0) {
-            a = b;
-            continue;
-        }
-        rf__pgang_t *g = &plan->gangs[plan->n_gangs++];
-        g->name = strdup(items[a].gang);
-        g->ns = strdup(first->ns);
-        g->n_pending = pending;
-        if (!g->name || !g->ns) {
-            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-            goto done;
-        }
-        /* The gang's size. */
-        int64_t need = 1;
-        bool no_total = false; /* refused: its pending pods are still collected, to be told */
-        const char *pg_label = rf__kvs_get(&first->labels, RF_LABEL_POD_GROUP);
-        if (!single && pg_label && *pg_label) {
-            char key[512];
-            snprintf(key, sizeof key, "%s/%s", first->ns, pg_label);
-            const rf__kpodgroup_t *pg = rf__cache_get(cache, RF_KIND_PODGROUP, key);
-            if (!pg) {
-                g->state = RF_GANG_WAITING;
-                g->why = s_strdupf("PodGroup %s does not exist (yet)", key);
-                a = b;
-                continue;
-            }
-            need = pg->min_member > 0 ? pg->min_member : members;
-        } else if (!single) {
-            const char *tc = NULL;
-            for (int32_t i = a; i < b && !tc; i++)
-                tc = rf__kvs_get(&items[i].pod->annotations, RF_ANN_KUEUE_TOTAL);
-            char *end = NULL;
-            errno = 0;
-            long long v = tc ? strtoll(tc, &end, 10) : -1;
-            if (!tc || errno || *end || v <= 0) {
-                g->state = RF_GANG_REFUSED;
-                g->why = s_strdupf("pod group %s: annotation %s is missing or not a positive integer", items[a].gang,
-                                   RF_ANN_KUEUE_TOTAL);
-                no_total = true;
-                v = members;
-            }
-            need = v;
-        }
-        bool forced = no_total;
-        for (int r = 0; r < n_refused && !no_total; r++)
-            if (strcmp(refused[r], g->name) == 0) {
-                g->state = RF_GANG_REFUSED;
-                g->why = strdup(refused_why[r]);
-                forced = true;
-            }
-        if (forced) {
-            /* fall through to collect the pending members (for events) */
-        } else if (skip && skip(ctx, g->name)) {
-            g->state = RF_GANG_HELD;
-        } else if (members < need) {
+    if (c->priority == INT64_MIN)
+        c->priority = 0;
+}
+
+/* The gang's size (`need`), and its state when that alone decides it (a
+ * missing PodGroup waits; a Kueue group without its total is refused).
+ * Returns false when the gang is not in the plan at all (waiting for its
+ * PodGroup: nothing to tell, no pod sets). */
+static bool s_size(const s_build_t *b, rf__pgang_t *g, int32_t a, int32_t z, const s_census_t *c, int64_t *need)
+{
+    const rf__kpod_t *first = b->items[a].pod;
+    bool single = strstr(b->items[a].gang, "/pod:") != NULL;
+    const char *pg_label = rf__kvs_get(&first->labels, RF_LABEL_POD_GROUP);
+    *need = 1;
+    if (!single && pg_label && *pg_label) {
+        char key[512];
+        snprintf(key, sizeof key, "%s/%s", first->ns, pg_label);
+        const rf__kpodgroup_t *pg = rf__cache_get(b->cache, RF_KIND_PODGROUP, key);
+        if (!pg) {
             g->state = RF_GANG_WAITING;
-            g->why = s_strdupf("waiting for the gang's pods: %lld of %lld are members%s", (long long)members,
-                               (long long)need, nonmembers ? " (others are gated or being deleted)" : "");
-        } else if (unsupported) {
+            g->why = s_strdupf("PodGroup %s does not exist (yet)", key);
+            return false;
+        }
+        *need = pg->min_member > 0 ? pg->min_member : c->members;
+    } else if (!single) {
+        const char *tc = NULL;
+        for (int32_t i = a; i < z && !tc; i++)
+            tc = rf__kvs_get(&b->items[i].pod->annotations, RF_ANN_KUEUE_TOTAL);
+        char *end = NULL;
+        errno = 0;
+        long long v = tc ? strtoll(tc, &end, 10) : -1;
+        if (!tc || errno || *end || v <= 0) {
             g->state = RF_GANG_REFUSED;
-            g->why = s_strdupf("pod %s uses what rackfit cannot express: %s", unsupported_pod, unsupported);
+            g->why = s_strdupf("pod group %s: annotation %s is missing or not a positive integer", g->name,
+                               RF_ANN_KUEUE_TOTAL);
+            v = c->members;
         }
-        /* Pod sets: runs of equal signature among members. */
-        int32_t n_sets = 0;
-        for (int32_t i = a; i < b; i++)
-            if (i == a || strcmp(items[i].pod->sig, items[i - 1].pod->sig) != 0)
-                n_sets++;
-        g->sets = calloc((size_t)n_sets, sizeof *g->sets);
-        if (!g->sets) {
-            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-            goto done;
-        }
-        bool sent = g->state == RF_GANG_SENT;
-        rf__jw_t pw; /* this gang's JSON, appended to gw only if it is sent */
-        rf__jw_init(&pw);
-        const char *bw = rf__kvs_get(&first->annotations, RF_ANN_BANDWIDTH);
-        double bandwidth = bw ? strtod(bw, NULL) : 1.0;
-        if (!(bandwidth > 0) || !isfinite(bandwidth))
-            bandwidth = 1.0;
-        rf__jw_puts(&pw, "{");
-        rf__jw_key(&pw, "name");
-        rf__jw_str(&pw, g->name);
-        rf__jw_key(&pw, "priority");
-        rf__jw_printf(&pw, "%lld", (long long)(prio == INT64_MIN ? 0 : prio));
-        rf__jw_key(&pw, "bandwidth");
-        rf__jw_printf(&pw, "%.17g", bandwidth);
-        rf__jw_key(&pw, "pod_sets");
-        rf__jw_puts(&pw, "[");
-        int64_t largest = -1;
-        int32_t largest_set = -1;
-        int64_t total = 0;
-        for (int32_t i = a; i < b;) {
-            int32_t j = i;
-            bool any_member = false;
-            while (j < b && strcmp(items[j].pod->sig, items[i].pod->sig) == 0) {
-                any_member |= !items[j].pod->deleting && !items[j].pod->gated;
-                j++;
-            }
-            if (!any_member) { /* only pods being deleted or gated: not a pod set (it would have count 0) */
-                i = j;
-                continue;
-            }
-            const rf__kpod_t *p = items[i].pod;
-            rf__gset_t *set = &g->sets[g->n_sets++];
-            /* name: the role label, else the pod set's first pod name */
-            const char *role = NULL;
-            for (int r = 0; rf__role_labels[r] && !role; r++)
-                role = rf__kvs_get(&p->labels, rf__role_labels[r]);
-            set->name = role ? strdup(role) : s_strdupf("set-%d", g->n_sets - 1);
-            for (int32_t q = 0; set->name && q < g->n_sets - 1; q++)
-                if (strcmp(g->sets[q].name, set->name) == 0) {
-                    char *renamed = s_strdupf("%s-%d", set->name, g->n_sets - 1);
-                    free(set->name);
-                    set->name = renamed;
-                    break;
-                }
-            set->pending = calloc((size_t)(j - i), sizeof *set->pending);
-            if (!set->name || !set->pending) {
-                rf__jw_fini(&pw);
-                rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-                goto done;
-            }
-            int64_t rank = 0, count = 0;
-            int32_t n_bound = 0;
-            s_bound_t *bound = calloc((size_t)(j - i), sizeof *bound);
-            if (!bound) {
-                rf__jw_fini(&pw);
-                rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-                goto done;
-            }
-            rf__jw_t bw_json;
-            rf__jw_init(&bw_json);
-            rf__jw_puts(&bw_json, "[");
-            /* bound members, grouped by node in the order met */
-            for (int32_t k = i; k < j; k++) {
-                const rf__kpod_t *q = items[k].pod;
-                if (q->deleting || q->gated)
-                    continue;
-                int64_t my_rank = rank++;
-                count++;
-                if (!items[k].node) {
-                    rf__member_t *m = &set->pending[set->n_pending++];
-                    m->ns = strdup(q->ns);
-                    m->name = strdup(q->name);
-                    m->uid = strdup(q->uid);
-                    m->rank = my_rank;
-                    if (!m->ns || !m->name || !m->uid) {
-                        free(bound);
-                        rf__jw_fini(&pw);
-                        rf__jw_fini(&bw_json);
-                        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-                        goto done;
-                    }
-                    continue;
-                }
-                int32_t ni = s_node_index(nodes, n_nodes, items[k].node);
-                if (ni < 0 && sent) {
-                    g->state = RF_GANG_WAITING;
-                    g->why = s_strdupf("pod %s is bound to node %s, which the watcher does not know", q->name,
-                                       items[k].node);
-                    sent = false;
-                }
-                bound[n_bound].node = items[k].node;
-                bound[n_bound++].rank = my_rank;
-            }
-            /* one entry per node, ranks ascending */
-            qsort(bound, (size_t)n_bound, sizeof *bound, s_bound_cmp);
-            for (int32_t k = 0; k < n_bound; k++) {
-                if (k == 0 || strcmp(bound[k].node, bound[k - 1].node) != 0) {
-                    if (k)
-                        rf__jw_puts(&bw_json, "]}");
-                    rf__jw_sep(&bw_json);
-                    rf__jw_puts(&bw_json, "{\"node\":");
-                    rf__jw_str(&bw_json, bound[k].node);
-                    rf__jw_puts(&bw_json, ",\"ranks\":[");
-                }
-                rf__jw_sep(&bw_json);
-                rf__jw_printf(&bw_json, "%lld", (long long)bound[k].rank);
-            }
-            if (n_bound)
-                rf__jw_puts(&bw_json, "]}");
-            rf__jw_puts(&bw_json, "]");
-            free(bound);
-            set->count = count;
-            total += count;
-            if (count > largest) {
-                largest = count;
-                largest_set = g->n_sets - 1;
-            }
-            rf__jw_sep(&pw);
-            rf__jw_puts(&pw, "{");
-            rf__jw_key(&pw, "name");
-            rf__jw_str(&pw, set->name);
-            rf__jw_key(&pw, "count");
-            rf__jw_printf(&pw, "%lld", (long long)count);
-            rf__jw_key(&pw, "min_count");
-            rf__jw_printf(&pw, "@MIN%d@", g->n_sets - 1); /* filled below */
-            s_res_json(&pw, "requests", &p->requests, -1);
-            rf__jw_key(&pw, "node_selector");
-            rf__jw_puts(&pw, "{");
-            for (int32_t k = 0; k < p->node_selector.n; k++) {
-                rf__jw_key(&pw, p->node_selector.v[k].key);
-                rf__jw_str(&pw, p->node_selector.v[k].value);
-            }
-            const char *aff = s_aff_part(p);
-            if (aff && sent) {
-                int32_t ai = 0;
-                while (ai < n_affs && strcmp(affs[ai].key, aff) != 0)
-                    ai++;
-                if (ai == n_affs) {
-                    affs[n_affs].key = (char *)aff;
-                    affs[n_affs++].pod = p;
-                }
-                char lk[64];
-                snprintf(lk, sizeof lk, RF_AFFINITY_LABEL_PREFIX "%d", ai);
-                rf__jw_key(&pw, lk);
-                rf__jw_str(&pw, "true");
-            }
-            rf__jw_puts(&pw, "}");
-            rf__jw_key(&pw, "tolerations");
-            rf__jw_puts(&pw, "[");
-            for (int32_t k = 0; k < p->n_tols; k++) {
-                rf__jw_sep(&pw);
-                rf__jw_puts(&pw, "{");
-                if (*p->tols[k].key) {
-                    rf__jw_key(&pw, "key");
-                    rf__jw_str(&pw, p->tols[k].key);
-                }
-                rf__jw_key(&pw, "operator");
-                rf__jw_str(&pw, p->tols[k].op);
-                if (*p->tols[k].value) {
-                    rf__jw_key(&pw, "value");
-                    rf__jw_str(&pw, p->tols[k].value);
-                }
-                if (*p->tols[k].effect) {
-                    rf__jw_key(&pw, "effect");
-                    rf__jw_str(&pw, p->tols[k].effect);
-                }
-                rf__jw_puts(&pw, "}");
-            }
-            rf__jw_puts(&pw, "]");
-            /* topology and slices from Kueue's annotations */
-            const char *req = rf__kvs_get(&p->annotations, RF_ANN_REQUIRED);
-            const char *pref = rf__kvs_get(&p->annotations, RF_ANN_PREFERRED);
-            const char *sreq = rf__kvs_get(&p->annotations, RF_ANN_SLICE_REQUIRED);
-            const char *ssize = rf__kvs_get(&p->annotations, RF_ANN_SLICE_SIZE);
-            int32_t lreq = req ? s_level(o, req) : -1, lpref = pref ? s_level(o, pref) : -1;
-            if (sent && ((req && lreq < 0) || (sreq && s_level(o, sreq) < 0))) {
-                g->state = RF_GANG_REFUSED;
-                g->why =
-                    s_strdupf("topology level %s is not one of the watcher's levels", req && lreq < 0 ? req : sreq);
-                sent = false;
-            }
-            if (lreq >= 0 && lpref >= 0 && lpref < lreq)
-                lpref = -1; /* a preferred level coarser than the required one adds nothing */
-            if (lreq >= 0 || lpref >= 0) {
-                rf__jw_key(&pw, "topology");
-                rf__jw_puts(&pw, "{");
-                if (lreq >= 0) {
-                    rf__jw_key(&pw, "required");
-                    rf__jw_str(&pw, req);
-                }
-                if (lpref >= 0) {
-                    rf__jw_key(&pw, "preferred");
-                    rf__jw_str(&pw, pref);
-                }
-                rf__jw_puts(&pw, "}");
-            }
-            int64_t slice = 0;
-            if (sreq && sent) {
-                char *end = NULL;
-                errno = 0;
-                slice = ssize ? strtoll(ssize, &end, 10) : 0;
-                if (!ssize || errno || *end || slice <= 0 || count % slice != 0) {
-                    g->state = RF_GANG_REFUSED;
-                    g->why = s_strdupf("pod set %s: slice size %s does not divide its %lld pods", set->name,
-                                       ssize ? ssize : "(missing)", (long long)count);
-                    sent = false;
-                } else {
-                    rf__jw_key(&pw, "slice");
-                    rf__jw_printf(&pw, "{\"size\":%lld,\"required\":", (long long)slice);
-                    rf__jw_str(&pw, sreq);
-                    rf__jw_puts(&pw, "}");
-                }
-            }
-            rf__jw_key(&pw, "bound");
-            rf__jw_raw(&pw, bw_json.p ? bw_json.p : "[]", bw_json.p ? bw_json.len : 2);
-            rf__jw_fini(&bw_json);
-            rf__jw_puts(&pw, "}");
-            set->slice = slice;
-            i = j;
-        }
-        rf__jw_puts(&pw, "]}");
-        if (sent) {
-            /* min_count: minMember below the member count lowers the largest pod set's. */
-            char *text = rf__jw_take(&pw, NULL);
-            if (!text) {
-                rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-                goto done;
-            }
-            rf__jw_sep(&gw);
-            const char *s = text;
-            while (*s) {
-                const char *at = strstr(s, "@MIN");
-                if (!at) {
-                    rf__jw_puts(&gw, s);
-                    break;
-                }
-                rf__jw_raw(&gw, s, (size_t)(at - s));
-                int k = atoi(at + 4);
-                int64_t mc = g->sets[k].count;
-                if (k == largest_set && need < total) {
-                    mc = g->sets[k].count - (total - need);
-                    if (mc < 0)
-                        mc = 0;
-                    int64_t sl = g->sets[k].slice; /* a sliced pod set takes whole slices */
-                    if (sl > 0 && mc % sl)
-                        mc += sl - mc % sl;
-                }
-                rf__jw_printf(&gw, "%lld", (long long)mc);
-                s = strchr(at + 1, '@') + 1;
-            }
-            free(text);
-            plan->sent[plan->n_sent++] = plan->n_gangs - 1;
-        } else {
-            rf__jw_fini(&pw);
-        }
-        a = b;
+        *need = v;
     }
-    rf__jw_puts(&gw, "]");
+    return true;
+}
 
-    if (plan->n_sent == 0)
-        goto done;
-    /* The problem: cluster, gangs, options. */
-    rf__jw_puts(&w, "{\"cluster\":{\"levels\":[");
-    for (int32_t l = 0; l < o->n_levels; l++) {
-        rf__jw_sep(&w);
-        rf__jw_str(&w, o->levels[l]);
-    }
-    rf__jw_puts(&w, "]");
-    if (o->level_costs) {
-        rf__jw_key(&w, "level_costs");
-        rf__jw_puts(&w, "[");
-        for (int32_t l = 0; l < o->n_levels; l++) {
-            rf__jw_sep(&w);
-            rf__jw_printf(&w, "%.17g", o->level_costs[l]);
+/* The gang's state from its size, the caller's holds and what it uses (a
+ * state already decided, REFUSED, stays). */
+static void s_state(const s_build_t *b, rf__pgang_t *g, const s_census_t *c, int64_t need)
+{
+    for (int r = 0; r < b->n_refused && g->state == RF_GANG_SENT; r++)
+        if (strcmp(b->refused[r], g->name) == 0) {
+            g->state = RF_GANG_REFUSED;
+            g->why = strdup(b->refused_why[r]);
         }
-        rf__jw_puts(&w, "]");
+    if (g->state != RF_GANG_SENT) /* forced: its pending members are still collected, to be told */
+        return;
+    if (b->skip && b->skip(b->ctx, g->name)) {
+        g->state = RF_GANG_HELD;
+    } else if (c->members < need) {
+        g->state = RF_GANG_WAITING;
+        g->why = s_strdupf("waiting for the gang's pods: %lld of %lld are members%s", (long long)c->members,
+                           (long long)need, c->nonmembers ? " (others are gated or being deleted)" : "");
+    } else if (c->unsupported) {
+        g->state = RF_GANG_REFUSED;
+        g->why = s_strdupf("pod %s uses what rackfit cannot express: %s", c->unsupported_pod, c->unsupported);
     }
-    rf__jw_key(&w, "nodes");
-    rf__jw_puts(&w, "[");
-    for (int32_t i = 0; i < n_nodes; i++) {
-        const rf__knode_t *n = nodes[i];
-        rf__jw_sep(&w);
-        rf__jw_puts(&w, "{");
-        rf__jw_key(&w, "name");
-        rf__jw_str(&w, n->name);
-        rf__jw_key(&w, "labels");
-        rf__jw_puts(&w, "{");
-        for (int32_t k = 0; k < n->labels.n; k++) {
-            if (strncmp(n->labels.v[k].key, RF_AFFINITY_LABEL_PREFIX, strlen(RF_AFFINITY_LABEL_PREFIX)) == 0)
-                continue; /* ours to set */
-            rf__jw_key(&w, n->labels.v[k].key);
-            rf__jw_str(&w, n->labels.v[k].value);
+}
+
+/* Refuse a gang being planned (the first reason stands). */
+static void s_refuse(rf__pgang_t *g, char *why)
+{
+    if (g->state == RF_GANG_SENT) {
+        g->state = RF_GANG_REFUSED;
+        g->why = why;
+    } else {
+        free(why);
+    }
+}
+
+/* The pod set's name: its role label, else set-N; unique in the gang. */
+static char *s_set_name(const rf__pgang_t *g, const rf__kpod_t *p)
+{
+    const char *role = NULL;
+    for (int r = 0; rf__role_labels[r] && !role; r++)
+        role = rf__kvs_get(&p->labels, rf__role_labels[r]);
+    char *name = role ? strdup(role) : s_strdupf("set-%d", g->n_sets - 1);
+    for (int32_t q = 0; name && q < g->n_sets - 1; q++)
+        if (strcmp(g->sets[q].name, name) == 0) {
+            char *renamed = s_strdupf("%s-%d", name, g->n_sets - 1);
+            free(name);
+            return renamed;
         }
-        for (int32_t ai = 0; ai < n_affs; ai++)
-            if (rf__kpod_affinity_matches(affs[ai].pod, n)) {
-                char lk[64];
-                snprintf(lk, sizeof lk, RF_AFFINITY_LABEL_PREFIX "%d", ai);
-                rf__jw_key(&w, lk);
-                rf__jw_str(&w, "true");
-            }
-        rf__jw_puts(&w, "}");
-        int64_t podcap = -1;
-        for (int32_t k = 0; k < n->alloc.n; k++)
-            if (strcmp(n->alloc.names[k], "pods") == 0)
-                podcap = n->alloc.vals[k];
-        s_res_json(&w, "allocatable", &n->alloc, podcap);
-        s_res_json(&w, "used", &used[i], used_pods[i]);
-        rf__jw_key(&w, "taints");
-        rf__jw_puts(&w, "[");
-        for (int32_t k = 0; k < n->n_taints; k++) {
-            rf__jw_sep(&w);
-            rf__jw_puts(&w, "{");
-            rf__jw_key(&w, "key");
-            rf__jw_str(&w, n->taints[k].key);
-            if (*n->taints[k].value) {
-                rf__jw_key(&w, "value");
-                rf__jw_str(&w, n->taints[k].value);
-            }
-            rf__jw_key(&w, "effect");
-            rf__jw_str(&w, n->taints[k].effect);
-            rf__jw_puts(&w, "}");
+    return name;
+}
+
+/* Members of items[i, j) (one spec): pending ones into set->pending, bound
+ * ones into ps->bound, ranks in order; the gang waits when a member is bound
+ * to a node the watcher does not know. */
+static rf_status s_members(const s_build_t *b, rf__pgang_t *g, rf__gset_t *set, rf__pset_spec_t *ps, int32_t i,
+                           int32_t j, rf_error_t *err)
+{
+    set->pending = calloc((size_t)(j - i), sizeof *set->pending);
+    ps->bound = calloc((size_t)(j - i), sizeof *ps->bound);
+    if (!set->pending || !ps->bound)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    int64_t rank = 0;
+    for (int32_t k = i; k < j; k++) {
+        const rf__kpod_t *q = b->items[k].pod;
+        if (q->deleting || q->gated)
+            continue;
+        int64_t my_rank = rank++;
+        set->count++;
+        if (!b->items[k].node) {
+            rf__member_t *m = &set->pending[set->n_pending++];
+            *m = (rf__member_t){.ns = strdup(q->ns), .name = strdup(q->name), .uid = strdup(q->uid), .rank = my_rank};
+            if (!m->ns || !m->name || !m->uid)
+                return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            continue;
         }
-        rf__jw_puts(&w, "]");
-        rf__jw_key(&w, "unschedulable");
-        rf__jw_puts(&w, n->unschedulable || !n->ready ? "true" : "false");
-        rf__jw_puts(&w, "}");
+        if (s_node_index(b->spec.nodes, b->spec.n_nodes, b->items[k].node) < 0 && g->state == RF_GANG_SENT) {
+            g->state = RF_GANG_WAITING;
+            g->why =
+                s_strdupf("pod %s is bound to node %s, which the watcher does not know", q->name, b->items[k].node);
+        }
+        ps->bound[ps->n_bound++] = (rf__pbound_t){.node = b->items[k].node, .rank = my_rank};
     }
-    rf__jw_puts(&w, "]}");
-    rf__jw_key(&w, "gangs");
-    rf__jw_raw(&w, gw.p, gw.len);
-    rf__jw_key(&w, "options");
-    rf__jw_puts(&w, "{");
-    rf__jw_key(&w, "mode");
-    rf__jw_str(&w, o->mode ? o->mode : "auto");
-    rf__jw_key(&w, "time_limit_ms");
-    rf__jw_printf(&w, "%lld", (long long)(o->time_limit_ms > 0 ? o->time_limit_ms : 1000));
-    if (o->value_resource) {
-        rf__jw_key(&w, "value_resource");
-        rf__jw_str(&w, o->value_resource);
+    qsort(ps->bound, (size_t)ps->n_bound, sizeof *ps->bound, s_bound_cmp);
+    return RF_OK;
+}
+
+/* Topology and slices from Kueue's annotations on the pod set's spec. */
+static void s_topology(const s_build_t *b, rf__pgang_t *g, const rf__gset_t *set, rf__pset_spec_t *ps)
+{
+    const rf__kpod_t *p = ps->pod;
+    const char *req = rf__kvs_get(&p->annotations, RF_ANN_REQUIRED);
+    const char *pref = rf__kvs_get(&p->annotations, RF_ANN_PREFERRED);
+    const char *sreq = rf__kvs_get(&p->annotations, RF_ANN_SLICE_REQUIRED);
+    const char *ssize = rf__kvs_get(&p->annotations, RF_ANN_SLICE_SIZE);
+    int32_t lreq = req ? s_level(b->o, req) : -1, lpref = pref ? s_level(b->o, pref) : -1;
+    if ((req && lreq < 0) || (sreq && s_level(b->o, sreq) < 0)) {
+        s_refuse(g, s_strdupf("topology level %s is not one of the watcher's levels", req && lreq < 0 ? req : sreq));
+        return;
     }
-    rf__jw_puts(&w, "}}");
-    if (w.oom || gw.oom) {
-        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-        goto done;
+    if (lreq >= 0 && lpref >= 0 && lpref < lreq)
+        lpref = -1; /* a preferred level coarser than the required one adds nothing */
+    ps->required = lreq >= 0 ? req : NULL;
+    ps->preferred = lpref >= 0 ? pref : NULL;
+    if (!sreq)
+        return;
+    char *end = NULL;
+    errno = 0;
+    long long slice = ssize ? strtoll(ssize, &end, 10) : 0;
+    if (!ssize || errno || *end || slice <= 0 || set->count % slice != 0) {
+        s_refuse(g, s_strdupf("pod set %s: slice size %s does not divide its %lld pods", set->name,
+                              ssize ? ssize : "(missing)", (long long)set->count));
+        return;
     }
-    plan->json = rf__jw_take(&w, &plan->len);
-done:
-    for (int32_t i = 0; i < n_nodes; i++)
-        rf__res_fini(&used[i]);
-    free(used);
-    free(used_pods);
-    free(nodes);
-    free(items);
-    free(affs);
-    rf__jw_fini(&gw);
-    rf__jw_fini(&w);
-    return rc;
+    ps->slice = slice;
+    ps->slice_level = sreq;
+}
+
+/* Pod sets: runs of equal spec among the gang's items[a, z). */
+static rf_status s_sets(s_build_t *b, rf__pgang_t *g, rf__pgang_spec_t *gs, int32_t a, int32_t z, rf_error_t *err)
+{
+    int32_t n = 0;
+    for (int32_t i = a; i < z; i++)
+        if (i == a || strcmp(b->items[i].pod->sig, b->items[i - 1].pod->sig) != 0)
+            n++;
+    g->sets = calloc((size_t)n, sizeof *g->sets);
+    gs->sets = calloc((size_t)n, sizeof *gs->sets);
+    if (!g->sets || !gs->sets)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    for (int32_t i = a; i < z;) {
+        int32_t j = i;
+        bool any_member = false;
+        while (j < z && strcmp(b->items[j].pod->sig, b->items[i].pod->sig) == 0) {
+            any_member |= !b->items[j].pod->deleting && !b->items[j].pod->gated;
+            j++;
+        }
+        if (any_member) { /* only pods being deleted or gated: not a pod set (it would have count 0) */
+            rf__gset_t *set = &g->sets[g->n_sets++];
+            rf__pset_spec_t *ps = &gs->sets[g->n_sets - 1];
+            ps->pod = b->items[i].pod;
+            if (!(set->name = s_set_name(g, ps->pod)))
+                return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            rf_status rc = s_members(b, g, set, ps, i, j, err);
+            if (rc != RF_OK)
+                return rc;
+            s_topology(b, g, set, ps);
+            set->slice = ps->slice;
+        }
+        i = j;
+    }
+    return RF_OK;
+}
+
+/* min_count: a minMember below the member count lowers the largest pod set's (whole slices). */
+static void s_min_counts(const rf__pgang_t *g, rf__pgang_spec_t *gs, int64_t need)
+{
+    int64_t total = 0, largest = -1;
+    int32_t at = -1;
+    for (int32_t s = 0; s < g->n_sets; s++) {
+        gs->sets[s].min_count = g->sets[s].count;
+        total += g->sets[s].count;
+        if (g->sets[s].count > largest) {
+            largest = g->sets[s].count;
+            at = s;
+        }
+    }
+    if (at < 0 || need >= total)
+        return;
+    int64_t mc = g->sets[at].count - (total - need);
+    if (mc < 0)
+        mc = 0;
+    int64_t sl = g->sets[at].slice;
+    if (sl > 0 && mc % sl)
+        mc += sl - mc % sl;
+    gs->sets[at].min_count = mc;
+}
+
+/* One gang: the run items[a, z). */
+static rf_status s_gang(s_build_t *b, rf__plan_t *plan, int32_t a, int32_t z, rf_error_t *err)
+{
+    s_census_t c;
+    s_census(b, a, z, &c);
+    if (c.pending == 0) /* nothing to place (a single pod that is bound, or a gang all bound) */
+        return RF_OK;
+    rf__pgang_t *g = &plan->gangs[plan->n_gangs];
+    rf__pgang_spec_t *gs = &b->spec.gangs[plan->n_gangs++];
+    g->name = strdup(b->items[a].gang);
+    g->ns = strdup(b->items[a].pod->ns);
+    g->n_pending = c.pending;
+    if (!g->name || !g->ns)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    int64_t need;
+    if (!s_size(b, g, a, z, &c, &need))
+        return RF_OK;
+    s_state(b, g, &c, need);
+    const char *bw = rf__kvs_get(&b->items[a].pod->annotations, RF_ANN_BANDWIDTH);
+    gs->bandwidth = bw ? strtod(bw, NULL) : 1.0;
+    if (!(gs->bandwidth > 0) || !isfinite(gs->bandwidth))
+        gs->bandwidth = 1.0;
+    gs->priority = c.priority;
+    rf_status rc = s_sets(b, g, gs, a, z, err);
+    if (rc != RF_OK)
+        return rc;
+    s_min_counts(g, gs, need);
+    if (g->state == RF_GANG_SENT)
+        plan->sent[plan->n_sent++] = plan->n_gangs - 1;
+    return RF_OK;
+}
+
+/* Decide every gang (plan->gangs: states, pod sets, pending members), then
+ * write the problem of the sent ones. `refused` (n_refused names with
+ * messages) forces those gangs to REFUSED. */
+static rf_status s_build(s_build_t *b, rf__plan_t *plan, rf_error_t *err)
+{
+    b->spec.opts = b->o;
+    rf_status rc = s_usage(b, err);
+    if (rc != RF_OK)
+        return rc;
+    plan->gangs = calloc((size_t)b->n_items + 1, sizeof *plan->gangs);
+    plan->sent = calloc((size_t)b->n_items + 1, sizeof *plan->sent);
+    b->spec.gangs = calloc((size_t)b->n_items + 1, sizeof *b->spec.gangs);
+    if (!plan->gangs || !plan->sent || !b->spec.gangs)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    for (int32_t a = 0; a < b->n_items;) {
+        int32_t z = a;
+        while (z < b->n_items && strcmp(b->items[z].gang, b->items[a].gang) == 0)
+            z++;
+        if ((rc = s_gang(b, plan, a, z, err)) != RF_OK)
+            return rc;
+        a = z;
+    }
+    return plan->n_sent ? rf__plan_write(&b->spec, plan, err) : RF_OK;
 }
 
 rf_status rf__plan_build(rf__cache_t *cache, const rf__gang_opts_t *opts, bool (*skip)(void *, const char *), void *ctx,
@@ -788,7 +600,16 @@ rf_status rf__plan_build(rf__cache_t *cache, const rf__gang_opts_t *opts, bool (
     rf_status rc;
     memset(out, 0, sizeof *out);
     for (;;) {
-        if ((rc = s_build(cache, opts, skip, ctx, refused, why, n_refused, out, err)) != RF_OK)
+        s_build_t b = {.cache = cache,
+                       .o = opts,
+                       .skip = skip,
+                       .ctx = ctx,
+                       .refused = refused,
+                       .refused_why = why,
+                       .n_refused = n_refused};
+        rc = s_build(&b, out, err);
+        s_build_fini(&b, out);
+        if (rc != RF_OK)
             break;
         if (!out->json)
             break;

@@ -30,7 +30,8 @@
  * highest first: units, then pods), then the lowest net penalty (the gang's
  * penalty there minus the penalties of its victims, which no longer count),
  * then the fewest victims, then the first domain in tree order. Gangs with
- * bound pods are left to the greedy (their pods are pinned). */
+ * bound pods are left to the greedy (their pods are pinned). A gang's pods
+ * are `count` per pod set, or `min_count` (the caller says which). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -570,7 +571,8 @@ static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t 
     }
 }
 
-rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, rf_answer_t *ans, bool *placed)
+rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, bool at_min, rf_answer_t *ans,
+                          bool *placed)
 {
     *placed = false;
     if (!s_worth_trying(pb, ans, gang) || tree->n_in_tree == 0)
@@ -586,17 +588,10 @@ rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_
     rf_status rc = best_v ? s_alloc(&c) : RF_ENOMEM;
     s_choice_t best = {.ok = false};
     int32_t lo = 0, hi = 0;
-    for (int pass = 0; rc == RF_OK && pass < 2 && !best.ok; pass++) {
-        bool differs = false;
-        for (int32_t j = 0; j < c.gang->n_pod_sets; j++) {
-            const rf_pod_set_t *ps = &c.gang->pod_sets[j];
-            c.target[j] = pass == 0 ? ps->count : ps->min_count;
-            differs |= ps->min_count != ps->count;
-        }
-        if (pass == 1 && !differs)
-            break;
+    for (int32_t j = 0; j < c.gang->n_pod_sets; j++)
+        c.target[j] = at_min ? c.gang->pod_sets[j].min_count : c.gang->pod_sets[j].count;
+    if (rc == RF_OK)
         s_all_domains(&c, best_v, &best, &lo, &hi);
-    }
     if (rc == RF_OK && best.ok) {
         for (int32_t v = 0; v < best.n_victims; v++)
             s_free(&c, best.victims[v], +1);

@@ -33,10 +33,13 @@
  * (at or below the gang's deepest required or slice level; the whole cluster
  * too when it has none) the cheapest victims that make the gang fit are
  * chosen (least value lost, priority by priority from the highest, then the
- * least penalty of what is kept and placed), and the best domain wins. First
- * with every pod set at `count`, then at `min_count`. *placed false: nothing
- * changed. RF_ENOMEM on allocation failure (the answer is then unchanged). */
-rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, rf_answer_t *ans, bool *placed);
+ * least penalty of what is kept and placed), and the best domain wins. Every
+ * pod set at `count`, or at `min_count` with `at_min` (the greedy asks for
+ * count before it places an elastic gang smaller without preemption, and for
+ * min_count when that failed too). *placed false: nothing changed. RF_ENOMEM
+ * on allocation failure (the answer is then unchanged). */
+rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, bool at_min, rf_answer_t *ans,
+                          bool *placed);
 
 /* Keep every preempted running gang that has no preemptor left in `ans`. */
 rf_status rf__preempt_settle(rf_answer_t *ans);

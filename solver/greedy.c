@@ -1388,6 +1388,20 @@ static rf_status s_commit(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
     return RF_OK;
 }
 
+/* Preemption (solver/preempt.c counts the freed room, per priority): gang gi
+ * at count (or min_count) with victims; its placements then leave this
+ * view's capacity, which never sees freed room (it may go below zero). */
+static rf_status s_by_preemption(s_ctx_t *c, int32_t gi, bool at_min, rf_answer_t *ans, bool *admitted)
+{
+    const rf_gang_t *g = &c->pb->gangs[gi];
+    RF_CALL(rf__preempt_try(c->pb, &c->tree, gi, at_min, ans, admitted));
+    for (int32_t p = 0; *admitted && p < g->n_pod_sets; p++)
+        for (int32_t k = 0; k < ans->gangs[gi].pod_sets[p].n_placements; k++)
+            s_apply(c, &g->pod_sets[p], ans->gangs[gi].pod_sets[p].placements[k].node,
+                    ans->gangs[gi].pod_sets[p].placements[k].count, +1);
+    return RF_OK;
+}
+
 /* Place one gang, elastic pod sets as large as they fit. */
 static rf_status s_place_gang(s_ctx_t *c, int32_t gi, rf_answer_t *ans, bool *admitted)
 {
@@ -1452,6 +1466,9 @@ static rf_status s_place_gang(s_ctx_t *c, int32_t gi, rf_answer_t *ans, bool *ad
         rc = RF_ENOMEM;
         goto done;
     }
+    /* an elastic gang tries preemption for every pod before fewer pods without */
+    if (elastic && ((rc = s_by_preemption(c, gi, false, ans, admitted)) != RF_OK || *admitted))
+        goto done;
     if (elastic) {
         for (int32_t p = 0; p < g->n_pod_sets; p++)
             gv->v[p].target = lo[p];
@@ -1485,16 +1502,9 @@ static rf_status s_place_gang(s_ctx_t *c, int32_t gi, rf_answer_t *ans, bool *ad
         rc = RF_ENOMEM;
         goto done;
     }
-    /* preemption (solver/preempt.c counts the freed room, per priority) */
-    bool by_preemption = false;
-    if ((rc = rf__preempt_try(c->pb, &c->tree, gi, ans, &by_preemption)) != RF_OK || by_preemption) {
-        for (int32_t p = 0; by_preemption && p < g->n_pod_sets; p++)
-            for (int32_t k = 0; k < ans->gangs[gi].pod_sets[p].n_placements; k++)
-                s_apply(c, &g->pod_sets[p], ans->gangs[gi].pod_sets[p].placements[k].node,
-                        ans->gangs[gi].pod_sets[p].placements[k].count, +1);
-        *admitted = by_preemption;
+    /* preemption at min_count (or count, when not elastic) */
+    if ((rc = s_by_preemption(c, gi, elastic, ans, admitted)) != RF_OK || *admitted)
         goto done;
-    }
     s_explain(c, gv, ans);
 done:
     free(gv);

@@ -152,22 +152,11 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *p, rf_error_t *err)
     if (!c->order || !c->pos || !c->val || !c->free || !c->fit || !c->scratch)
         return rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
 
+    bench_node_view(p, c->val, c->free);
     for (int32_t n = 0; n < p->n_nodes; n++) {
-        const rf_node_t *node = &p->nodes[n];
-        bool all = true;
-        for (int32_t l = 0; l < c->L; l++) {
-            const char *v = rf_node_label(node, p->levels[l]);
-            c->val[(size_t)n * (size_t)c->L + (size_t)l] = v;
-            all = all && v;
-        }
         c->pos[n] = -1;
-        if (all)
+        if (bench_node_labelled(p, c->val, n))
             c->order[c->n_sorted++] = n;
-        for (int32_t r = 0; r < c->R; r++) {
-            int64_t a = node->allocatable[r], u = node->used[r];
-            c->free[(size_t)n * (size_t)c->R + (size_t)r] =
-                a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
-        }
     }
     s_path_t *paths = malloc((size_t)(c->n_sorted ? c->n_sorted : 1) * sizeof(*paths));
     if (!paths)

@@ -44,4 +44,13 @@ typedef struct {
  * order), malloc'ed; NULL on ENOMEM. Both baselines take gangs this way. */
 int32_t *bench_queue_order(const rf_problem_t *problem);
 
+/* The cluster as the baselines start from it: val[n * n_levels + l] the
+ * value of node n's level-l label (NULL when it has none; borrowed from the
+ * problem), free_cap[n * n_resources + r] its free capacity (allocatable -
+ * used, at least 0; RF_QTY_UNLIMITED stays). Returns how many nodes have
+ * every level label. */
+int32_t bench_node_view(const rf_problem_t *problem, const char **val, int64_t *free_cap);
+/* Has node n every level label, by a view from bench_node_view? */
+bool bench_node_labelled(const rf_problem_t *problem, const char *const *val, int32_t n);
+
 #endif

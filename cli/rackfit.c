@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file.h"
 #include "rackfit/rackfit.h"
 #ifdef RF_HAVE_CLIENT
 #include "rackfit/client.h"
@@ -167,6 +168,13 @@ static int s_exit_for(rf_status status)
     }
 }
 
+/* Report a failed step on `path` and return the exit code for it. */
+static int s_fail(const char *path, const rf_error_t *err, rf_status status)
+{
+    s_report_error(path, err, status);
+    return s_exit_for(status);
+}
+
 /* Parse a whole decimal integer in [min, max]. */
 static int s_parse_int(const char *text, int64_t min, int64_t max, int64_t *out)
 {
@@ -290,58 +298,11 @@ static int s_parse_args(int argc, char **argv, int solve_flags, int max_files, s
     return 0;
 }
 
-/* Read a whole file ("-": stdin) into a malloc'ed, NUL-terminated buffer of
- * at most `max_bytes` bytes. */
+/* Read a whole input file ("-": standard input) within max_input_bytes
+ * (<= 0: no limit), through the base layer's one file reader. */
 static rf_status s_read_file(const char *path, int64_t max_bytes, char **out, size_t *len, rf_error_t *err)
 {
-    *out = NULL;
-    *len = 0;
-    int is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (f == NULL)
-        return rf_error_set(err, RF_EIO, "", "cannot open: %s", strerror(errno));
-    size_t cap = 64 * 1024, n = 0;
-    char *buf = malloc(cap + 1);
-    rf_status status = RF_OK;
-    if (buf == NULL) {
-        status = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-        goto done;
-    }
-    for (;;) {
-        if (n == cap) {
-            size_t ncap = cap * 2;
-            char *nbuf = ncap > cap ? realloc(buf, ncap + 1) : NULL;
-            if (nbuf == NULL) {
-                status = rf_error_set(err, RF_ENOMEM, "", "out of memory after %zu bytes", n);
-                goto done;
-            }
-            buf = nbuf;
-            cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (max_bytes >= 0 && (uint64_t)n > (uint64_t)max_bytes) {
-            status = rf_error_set(err, RF_ELIMIT, "",
-                                  "the input is larger than max_input_bytes (%" PRId64 "; see --limit)", max_bytes);
-            goto done;
-        }
-        if (got == 0) {
-            if (ferror(f)) {
-                status = rf_error_set(err, RF_EIO, "", "read error: %s", strerror(errno));
-                goto done;
-            }
-            break;
-        }
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    buf = NULL;
-done:
-    free(buf);
-    if (!is_stdin)
-        fclose(f);
-    return status;
+    return rf__read_file(path, max_bytes > 0 ? (size_t)max_bytes : 0, out, len, err);
 }
 
 /* Read and validate a problem file. Returns 0 or an exit code (error
@@ -362,8 +323,7 @@ static int s_load_problem(const char *path, const rf_limits_t *limits, rf_proble
     free(text);
     if (s != RF_OK) {
         rf_problem_destroy(out);
-        s_report_error(path, &err, s);
-        return s_exit_for(s);
+        return s_fail(path, &err, s);
     }
     if (*out == NULL) {
         rf_error_set(&err, RF_EINTERNAL, "", "the reader returned no problem");
@@ -510,8 +470,7 @@ static int s_solve_remote(const s_args_t *args)
     rf_client_t *client = NULL;
     rf_status s = s_read_file(args->files[0], args->limits.max_input_bytes, &text, &len, &err);
     if (s != RF_OK) {
-        s_report_error(args->files[0], &err, s);
-        return s_exit_for(s);
+        return s_fail(args->files[0], &err, s);
     }
     client = rf_client_new(args->endpoint, NULL, &err);
     s = client ? rf_client_solve_json(client, text, len, &answer, &answer_len, &err) : err.code;
@@ -541,6 +500,8 @@ static int s_cmd_solve(int argc, char **argv)
     int rc = s_parse_args(argc, argv, 1, 1, &args);
     if (rc != 0)
         return rc;
+    if (args.endpoint != NULL)
+        return s_solve_remote(&args);
 
     rf_problem_t *problem = NULL;
     rf_answer_t *answer = NULL;
@@ -548,9 +509,6 @@ static int s_cmd_solve(int argc, char **argv)
     size_t json_len = 0;
     rf_error_t err;
     rf_error_clear(&err);
-
-    if (args.endpoint != NULL)
-        return s_solve_remote(&args);
 
     rc = s_load_problem(args.files[0], &args.limits, &problem, &args.opts.start_ms);
     if (rc != 0)
@@ -560,8 +518,7 @@ static int s_cmd_solve(int argc, char **argv)
     if (s == RF_OK && answer == NULL)
         s = rf_error_set(&err, RF_EINTERNAL, "", "the solver returned no answer");
     if (s != RF_OK) {
-        s_report_error(args.files[0], &err, s);
-        rc = s_exit_for(s);
+        rc = s_fail(args.files[0], &err, s);
         goto done;
     }
     rf_error_clear(&err);
@@ -627,8 +584,7 @@ static int s_cmd_check(int argc, char **argv)
             s = rf_error_set(&err, RF_EINTERNAL, "", "the answer reader returned no answer");
     }
     if (s != RF_OK) {
-        s_report_error(args.files[1], &err, s);
-        rc = s_exit_for(s);
+        rc = s_fail(args.files[1], &err, s);
         goto done;
     }
 
@@ -636,8 +592,7 @@ static int s_cmd_check(int argc, char **argv)
     have_report = 1;
     s = rf_check(problem, answer, &report, &err);
     if (s != RF_OK) {
-        s_report_error(args.files[1], &err, s);
-        rc = s_exit_for(s);
+        rc = s_fail(args.files[1], &err, s);
         goto done;
     }
 

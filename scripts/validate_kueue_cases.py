@@ -116,6 +116,20 @@ def check_keys(obj, kind, where, errs):
     return True
 
 
+
+def named(obj, kind, where, seen, errs):
+    """check_keys, then obj's name: None (reported) when missing; a duplicate
+    of one in `seen` is reported; the name joins `seen`."""
+    check_keys(obj, kind, where, errs)
+    name = obj.get("name")
+    if not isinstance(name, str) or not name:
+        errs.append("%s.name: missing" % where)
+        return None
+    if name in seen:
+        errs.append("%s.name: duplicate %r" % (where, name))
+    seen.add(name)
+    return name
+
 def validate_problem(p, errs):
     """Contract checks; returns a normalised model or None."""
     if not check_keys(p, "problem", "problem", errs):
@@ -148,14 +162,9 @@ def validate_problem(p, errs):
     seen = set()
     for i, n in enumerate(c.get("nodes", [])):
         w = "cluster.nodes[%d]" % i
-        check_keys(n, "node", w, errs)
-        name = n.get("name")
-        if not isinstance(name, str) or not name:
-            errs.append("%s.name: missing" % w)
+        name = named(n, "node", w, seen, errs)
+        if name is None:
             continue
-        if name in seen:
-            errs.append("%s.name: duplicate %r" % (w, name))
-        seen.add(name)
         labels = n.get("labels", {})
         alloc = qty_map(n.get("allocatable", {}), w + ".allocatable", errs)
         used = qty_map(n.get("used", {}), w + ".used", errs)
@@ -195,13 +204,7 @@ def validate_problem(p, errs):
     ps_names = set()
     for j, ps in enumerate(g.get("pod_sets", [])):
         w = "gangs[0].pod_sets[%d]" % j
-        check_keys(ps, "pod_set", w, errs)
-        name = ps.get("name")
-        if not isinstance(name, str) or not name:
-            errs.append("%s.name: missing" % w)
-        elif name in ps_names:
-            errs.append("%s.name: duplicate" % w)
-        ps_names.add(name)
+        name = named(ps, "pod_set", w, ps_names, errs)
         count = ps.get("count")
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             errs.append("%s.count: missing or not a count" % w)

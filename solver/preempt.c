@@ -29,9 +29,11 @@
  * Choice. Among domains, the least value lost wins (priority by priority,
  * highest first: units, then pods), then the lowest net penalty (the gang's
  * penalty there minus the penalties of its victims, which no longer count),
- * then the fewest victims, then the first domain in tree order. Gangs with
- * bound pods are left to the greedy (their pods are pinned). A gang's pods
- * are `count` per pod set, or `min_count` (the caller says which). */
+ * then the fewest victims, then the first domain in tree order. A gang's
+ * pods are `count` per pod set, or `min_count` (the caller says which); its
+ * bound pods count toward them, and only domains that hold every bound pod
+ * are candidates (so the required domains hold them too). Sliced pod sets
+ * with bound pods are left to the greedy (their ranks decide the slices). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -347,24 +349,56 @@ static bool s_fit_test(s_pc_t *c, int32_t lo, int32_t hi)
     return true;
 }
 
-/* The gang's penalty for the placements in c->pl. */
+/* Node k of the gang's pods: the new placements in c->pl, then its bound
+ * pods' nodes. */
+static int32_t s_gang_node(const s_pc_t *c, int32_t k)
+{
+    if (k < c->n_pl)
+        return c->pl[k].node;
+    k -= c->n_pl;
+    for (int32_t j = 0; j < c->gang->n_pod_sets; j++) {
+        const rf_pod_set_t *ps = &c->gang->pod_sets[j];
+        if (k < ps->n_bound)
+            return ps->bound[k].node;
+        k -= ps->n_bound;
+    }
+    return -1;
+}
+
+/* The gang's penalty with the placements in c->pl (its bound pods too). */
 static double s_penalty(const s_pc_t *c)
 {
     const rf_problem_t *pb = c->pb;
+    int32_t n = c->n_pl;
+    for (int32_t j = 0; j < c->gang->n_pod_sets; j++)
+        n += c->gang->pod_sets[j].n_bound;
     double pen = 0;
     for (int32_t l = 0; l < pb->n_levels; l++) {
         int32_t d = 0;
-        for (int32_t k = 0; k < c->n_pl; k++) {
-            int32_t id = rf__tree_node_dom(c->t, c->pl[k].node, l);
+        for (int32_t k = 0; k < n; k++) {
+            int32_t id = rf__tree_node_dom(c->t, s_gang_node(c, k), l);
             bool seen = false;
             for (int32_t q = 0; q < k && !seen; q++)
-                seen = rf__tree_node_dom(c->t, c->pl[q].node, l) == id;
+                seen = rf__tree_node_dom(c->t, s_gang_node(c, q), l) == id;
             d += !seen;
         }
         if (d > 1)
             pen += pb->level_costs[l] * (double)(d - 1);
     }
     return c->gang->bandwidth * pen;
+}
+
+/* Do the gang's bound pods all lie under domain d (of level l; -1: the
+ * whole tree)? */
+static bool s_holds_bound(const s_pc_t *c, int32_t l, int32_t d)
+{
+    for (int32_t j = 0; j < c->gang->n_pod_sets; j++)
+        for (int32_t b = 0; b < c->gang->pod_sets[j].n_bound; b++) {
+            int32_t node = c->gang->pod_sets[j].bound[b].node;
+            if (rf__tree_node_dom(c->t, node, 0) < 0 || (l >= 0 && rf__tree_node_dom(c->t, node, l) != d))
+                return false;
+        }
+    return true;
 }
 
 /* ------------------------------------------------------- one domain */
@@ -474,8 +508,8 @@ static bool s_worth_trying(const rf_problem_t *pb, const rf_answer_t *ans, int32
     if (pb->options.preemption == RF_PREEMPT_NEVER || g->n_pod_sets > S_MAX_PS)
         return false;
     for (int32_t j = 0; j < g->n_pod_sets; j++)
-        if (g->pod_sets[j].n_bound > 0)
-            return false;
+        if (g->pod_sets[j].n_bound > 0 && g->pod_sets[j].slice.size > 1)
+            return false; /* bound ranks decide the slices: left to the greedy and the ILP */
     for (int32_t i = 0; i < pb->n_running; i++)
         if (pb->running[i].priority < g->priority && (pb->running[i].preemptible || ans->running[i].preempted))
             return true;
@@ -558,6 +592,8 @@ static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t 
         int32_t d0 = l < 0 ? 0 : t->level_start[l], d1 = l < 0 ? 1 : t->level_start[l + 1];
         for (int32_t d = d0; d < d1; d++) {
             int32_t lo = l < 0 ? 0 : t->node_start[d], hi = l < 0 ? t->n_in_tree : t->node_end[d];
+            if (!s_holds_bound(c, l, d))
+                continue;
             s_choice_t ch;
             s_domain(c, lo, hi, &ch);
             if (!ch.ok || (best->ok && s_choice_cmp(c->pb, &ch, best) >= 0))
@@ -588,8 +624,11 @@ rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_
     rf_status rc = best_v ? s_alloc(&c) : RF_ENOMEM;
     s_choice_t best = {.ok = false};
     int32_t lo = 0, hi = 0;
-    for (int32_t j = 0; j < c.gang->n_pod_sets; j++)
-        c.target[j] = at_min ? c.gang->pod_sets[j].min_count : c.gang->pod_sets[j].count;
+    for (int32_t j = 0; j < c.gang->n_pod_sets; j++) {
+        const rf_pod_set_t *ps = &c.gang->pod_sets[j];
+        int64_t want = (at_min ? ps->min_count : ps->count) - ps->n_bound_pods;
+        c.target[j] = want > 0 ? want : 0; /* new pods */
+    }
     if (rc == RF_OK)
         s_all_domains(&c, best_v, &best, &lo, &hi);
     if (rc == RF_OK && best.ok) {

@@ -9,7 +9,7 @@
  *
  * Contract with the caller:
  * - on *placed, the gang has its placements in `ans` (rf_answer_add, new
- *   pods only; gangs with bound pods are never placed here) and its victims
+ *   pods only; never for a sliced pod set with bound pods) and its victims
  *   are marked (rf_answer_preempt); the caller takes the placements out of
  *   its own capacity view. That view never includes freed room, so it may
  *   go below zero on a victim's nodes and stays safe for every later gang:

@@ -4,8 +4,8 @@
  * the gang that needs a whole rack frees exactly one, whole victims only,
  * protected ones never; the least value goes first, then the most compact
  * result; freed room serves only priorities above the victim's; `never`
- * evicts nothing; elastic gangs fall back to min_count; settle keeps victims
- * without a preemptor. Every answer is checked by rf_check (independent of
+ * evicts nothing; elastic gangs fall back to min_count; bound pods fix the
+ * domain; settle keeps victims without a preemptor. Every answer is checked by rf_check (independent of
  * the search). The random comparison against the exhaustive optimum is in
  * test_exhaust.c. */
 #include <criterion/criterion.h>
@@ -180,6 +180,26 @@ Test(preempt, elastic_falls_back_to_min_count)
     cr_assert(a->gangs[0].admitted);
     s_expect(a, "110");
     cr_assert_eq(a->summary.value[0].pods, 2);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* A gang partly running (one bound pod on h-0, rack r1) that needs a rack:
+ * only r1 holds its bound pod, so r1's gangs go although r2's cost less
+ * (priority 0 against 1); two of them make room for its two new pods. */
+Test(preempt, bound_pods_fix_the_domain)
+{
+    rf_problem_t *pb;
+    rf_answer_t *a = s_solve(
+        "[" RUN("a", 1, "", AT(1)) "," RUN("b", 1, "", AT(2)) "," RUN("c", 1, "", AT(3)) "," RUN(
+            "d", 0, "", AT(4)) "," RUN("e", 0, "", AT(5)) "," RUN("f", 0, "", AT(6)) "," RUN("g", 0, "", AT(7)) "]",
+        "[" RACK_GANG "\"pod_sets\":[{\"name\":\"w\",\"count\":3,\"requests\":{\"nvidia.com/gpu\":8},"
+        "\"bound\":[{\"node\":\"h-0\",\"count\":1}]}]}]",
+        NULL, &pb);
+    cr_assert(a->gangs[0].admitted);
+    s_expect(a, "1100000");
+    cr_assert_eq(a->summary.value[0].pods, 3, "bound pod and two new ones");
     rf_answer_destroy(&a);
     rf_problem_destroy(&pb);
     rf_test_no_leaks();

@@ -1,7 +1,7 @@
 /* bench/watch.c: `rackfit-bench watch`: how fast rackfit-watch binds a gang.
  *
  *   rackfit-bench watch [--sizes 8,128,1024] [--runs N] [--qps Q --burst B] [--concurrency C]
- *                       [--emulator PATH] [--bin DIR] [--out FILE]
+ *                       [--pair N] [--emulator PATH] [--bin DIR] [--out FILE]
  *
  * Starts the API server emulator (tests/emulator/kube_emulator.py, Python),
  * rackfitd and rackfit-watch on free loopback ports, creates 3 blocks x 8
@@ -12,7 +12,9 @@
  * last pod (ADDED) and the time of the last successful binding (201). The
  * difference is the figure: it covers the watcher's debounce, building the
  * problem, the solve, the intent patches and the bindings. The pods are then
- * deleted before the next run. Prints a markdown table (and writes it to
+ * deleted before the next run. With --pair N, two gangs of N pods are then
+ * created together, --runs times, and each one's figure reported (binder
+ * threads bind them at once under the one shared rate limit). Prints a markdown table (and writes it to
  * --out). The emulator is Python: its own per-request cost is part of the
  * figure, so it is an upper bound for a real API server with room to spare. */
 #define _GNU_SOURCE
@@ -39,6 +41,7 @@ typedef struct {
     const char *emulator;
     char bin[1024];
     const char *out;
+    int pair; /* > 0: also two gangs of this many pods at once */
 } s_opts_t;
 
 static void s_die(const char *fmt, ...)
@@ -166,12 +169,12 @@ static void s_nodes(rf__kmulti_t *m)
     free(calls);
 }
 
-/* Create the gang; then wait for every binding; return last bind - last create (ms). */
-static double s_one(rf__kmulti_t *m, rf__kconn_t *conn, const char *name, int size)
+/* Create the PodGroup and its pods (1 GPU each, the rack required for gangs that fit one, else the block). */
+static void s_create(rf__kmulti_t *m, const char *name, int size)
 {
     const char *level = size <= 128 ? "example.com/rack" : "example.com/block";
     rf__kcall_t *calls = calloc((size_t)size + 1, sizeof *calls);
-    char **bodies = calloc((size_t)size + 1, sizeof *bodies), **paths = calloc((size_t)size + 1, sizeof *paths);
+    char **bodies = calloc((size_t)size + 1, sizeof *bodies);
     char *pg =
         s_strf("{\"metadata\":{\"name\":\"%s\",\"namespace\":\"bench\"},\"spec\":{\"minMember\":%d}}", name, size);
     rf__kcall_t pgc = {.method = "POST",
@@ -192,62 +195,103 @@ static double s_one(rf__kmulti_t *m, rf__kconn_t *conn, const char *name, int si
             .method = "POST", .path = "/api/v1/namespaces/bench/pods", .ctype = "application/json", .body = bodies[i]};
     }
     s_batch(m, calls, size);
-    /* wait for the bindings, then read the emulator's clock marks */
-    double deadline = rf__now() + 300, result = -1;
+    for (int i = 0; i < size; i++)
+        free(bodies[i]);
+    free(bodies);
+    free(calls);
+}
+
+/* The emulator's clock marks of gang `name`: how many pods are bound, the
+ * last binding, the last pod's creation. false when the state is unreadable. */
+static bool s_marks(rf__kconn_t *conn, const char *name, int *bound, double *last_bind, double *last_create)
+{
     char prefix[128];
     snprintf(prefix, sizeof prefix, "%s-", name);
-    while (rf__now() < deadline && result < 0) {
-        usleep(100000);
-        rf__kresp_t r;
-        rf_error_t err;
-        if (rf__kube_call(conn, "GET", "/emu/state", NULL, NULL, 30000, &r, &err) != RF_OK || r.status != 200) {
-            rf__kresp_fini(&r);
-            continue;
-        }
-        rf__arena_t *a = rf__arena_new(0);
-        rf_doc_t *doc = NULL;
-        if (a && rf__kube_json(r.body, r.len, a, &doc, &err) == RF_OK) {
-            const rf_doc_t *bs = rf__doc_get(doc, "bindings"), *cs = rf__doc_get(doc, "created");
-            int bound = 0;
-            double last_bind = 0, last_create = 0;
-            for (uint32_t i = 0; bs && i < bs->len; i++) {
-                const rf_doc_t *nm = rf__doc_get(&bs->u.items[i], "name"), *t = rf__doc_get(&bs->u.items[i], "t");
-                if (nm && nm->type == RF_DOC_STR && strncmp(nm->u.s, prefix, strlen(prefix)) == 0 && t &&
-                    t->type == RF_DOC_FLOAT) {
-                    bound++;
-                    last_bind = t->u.f > last_bind ? t->u.f : last_bind;
-                }
-            }
-            for (uint32_t i = 0; cs && i < cs->len; i++) {
-                const rf_doc_t *nm = rf__doc_get(&cs->u.items[i], "name"), *t = rf__doc_get(&cs->u.items[i], "t");
-                if (nm && nm->type == RF_DOC_STR && strncmp(nm->u.s, prefix, strlen(prefix)) == 0 && t &&
-                    t->type == RF_DOC_FLOAT)
-                    last_create = t->u.f > last_create ? t->u.f : last_create;
-            }
-            if (bound >= size)
-                result = (last_bind - last_create) * 1e3;
-        }
-        rf__arena_destroy(&a);
+    rf__kresp_t r;
+    rf_error_t err;
+    if (rf__kube_call(conn, "GET", "/emu/state", NULL, NULL, 30000, &r, &err) != RF_OK || r.status != 200) {
         rf__kresp_fini(&r);
+        return false;
     }
-    if (result < 0)
-        s_die("gang %s (%d pods) was not bound within 300 s", name, size);
-    /* clean up once the kubelet has admitted them (else the watcher, following the gang, rolls it back) */
+    rf__arena_t *a = rf__arena_new(0);
+    rf_doc_t *doc = NULL;
+    bool ok = a && rf__kube_json(r.body, r.len, a, &doc, &err) == RF_OK;
+    *bound = 0;
+    *last_bind = *last_create = 0;
+    const char *keys[2] = {"bindings", "created"};
+    for (int k = 0; ok && k < 2; k++) {
+        const rf_doc_t *xs = rf__doc_get(doc, keys[k]);
+        for (uint32_t i = 0; xs && i < xs->len; i++) {
+            const rf_doc_t *nm = rf__doc_get(&xs->u.items[i], "name"), *t = rf__doc_get(&xs->u.items[i], "t");
+            if (!nm || nm->type != RF_DOC_STR || strncmp(nm->u.s, prefix, strlen(prefix)) != 0 || !t ||
+                t->type != RF_DOC_FLOAT)
+                continue;
+            double *last = k == 0 ? last_bind : last_create;
+            *bound += k == 0;
+            *last = t->u.f > *last ? t->u.f : *last;
+        }
+    }
+    rf__arena_destroy(&a);
+    rf__kresp_fini(&r);
+    return ok;
+}
+
+/* Wait for every binding of the gang; its last binding and last creation (emulator clock, s). */
+static void s_wait_bound(rf__kconn_t *conn, const char *name, int size, double *last_bind, double *last_create)
+{
+    double deadline = rf__now() + 300;
+    int bound = 0;
+    while (rf__now() < deadline) {
+        usleep(100000);
+        if (s_marks(conn, name, &bound, last_bind, last_create) && bound >= size)
+            return;
+    }
+    s_die("gang %s (%d pods) was not bound within 300 s", name, size);
+}
+
+/* Delete the gang's pods once the kubelet has admitted them (else the watcher, following the gang, rolls it back). */
+static void s_delete(rf__kmulti_t *m, const char *name, int size)
+{
     usleep(300000);
+    rf__kcall_t *calls = calloc((size_t)size + 1, sizeof *calls);
+    char **paths = calloc((size_t)size + 1, sizeof *paths);
     for (int i = 0; i < size; i++) {
         paths[i] = s_strf("/api/v1/namespaces/bench/pods/%s-%d", name, i);
         calls[i] = (rf__kcall_t){.method = "DELETE", .path = paths[i]};
     }
     s_batch(m, calls, size);
     usleep(500000); /* graceful deletions finish (the emulator's grace is 0.2 s) */
-    for (int i = 0; i < size; i++) {
-        free(bodies[i]);
+    for (int i = 0; i < size; i++)
         free(paths[i]);
-    }
-    free(bodies);
     free(paths);
     free(calls);
-    return result;
+}
+
+/* Create the gang; then wait for every binding; return last bind - last create (ms). */
+static double s_one(rf__kmulti_t *m, rf__kconn_t *conn, const char *name, int size)
+{
+    double last_bind, last_create;
+    s_create(m, name, size);
+    s_wait_bound(conn, name, size, &last_bind, &last_create);
+    s_delete(m, name, size);
+    return (last_bind - last_create) * 1e3;
+}
+
+/* Two gangs of `size` pods created together: each one's last pod -> last binding (ms). */
+static void s_pair(rf__kmulti_t *m, rf__kconn_t *conn, int seq, int size, double ms[2])
+{
+    char names[2][64];
+    double bind[2], create[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(names[k], sizeof names[k], "p%d-%d-%c", size, seq, 'a' + k);
+        s_create(m, names[k], size);
+    }
+    for (int k = 0; k < 2; k++)
+        s_wait_bound(conn, names[k], size, &bind[k], &create[k]);
+    for (int k = 0; k < 2; k++) {
+        ms[k] = (bind[k] - create[k]) * 1e3;
+        s_delete(m, names[k], size);
+    }
 }
 
 static int s_cmp(const void *a, const void *b)
@@ -292,6 +336,8 @@ int bench_watch_main(int argc, char **argv)
             snprintf(o.bin, sizeof o.bin, "%s", v);
         else if (strcmp(a, "--out") == 0)
             o.out = v;
+        else if (strcmp(a, "--pair") == 0)
+            o.pair = atoi(v);
         else
             s_die("unknown flag %s", a);
         i++;
@@ -393,6 +439,16 @@ int bench_watch_main(int argc, char **argv)
         free(v);
     }
     free(sizes);
+    for (int r = 0; o.pair > 0 && r < o.runs; r++) {
+        double ms[2];
+        s_pair(m, conn, r, o.pair, ms);
+        fprintf(stderr, "rackfit-bench watch: two gangs of %d pods at once: %.1f ms and %.1f ms\n", o.pair, ms[0],
+                ms[1]);
+        rf__jw_printf(&out,
+                      "| 2 x %d pods at once (run %d) | 1 | %.0f ms and %.0f ms | | | %d | %g/s, burst %g, %d in "
+                      "flight |\n",
+                      o.pair, r + 1, ms[0], ms[1], 4 * o.pair, o.qps, o.burst, o.concurrency);
+    }
     s_stop(wpid);
     s_stop(spid);
     s_stop(epid);

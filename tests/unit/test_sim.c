@@ -215,3 +215,36 @@ Test(sim, pod_gpus_above_host_is_an_error)
     sim_cluster_fini(&c);
     rf_test_no_leaks();
 }
+
+/* tests/data/sim/limits.csv on 16 GPUs: `big` (32 GPUs) can never run and is counted apart; `small` runs 0..100;
+ * `late` arrives at 50 and runs 50..60. With --max-time 55 the replay stops before `small` and `late` end. */
+Test(sim, too_big_and_max_time)
+{
+    sim_cluster_t c;
+    sim_trace_t t;
+    s_load(&c, &t, "fabric:1x2x2x4", "limits.csv");
+    sim_result_t r;
+    s_run(&c, &t, SIM_GREEDY, false, &r);
+    cr_expect_eq(r.too_big, 1);
+    cr_expect_eq(r.unfinished, 0);
+    cr_expect_eq(r.finished, 2);
+    cr_expect(!r.jobs[0].finished);
+    s_expect(&r, 1, 0, 100, "greedy");
+    s_expect(&r, 2, 50, 60, "greedy");
+    sim_result_fini(&r);
+    comm_profile_t cp;
+    comm_profile_default(&cp);
+    cp.on = false;
+    sim_opts_t o;
+    sim_opts_default(&o);
+    o.max_time = 55;
+    rf_error_t err;
+    cr_assert_eq(sim_run(&c, &t, &cp, &o, &r, &err), RF_OK, "%s", err.message);
+    cr_expect_eq(r.finished, 0);
+    cr_expect_eq(r.unfinished, 2);
+    cr_expect_eq(r.jobs[2].start, 50);
+    sim_result_fini(&r);
+    sim_trace_fini(&t);
+    sim_cluster_fini(&c);
+    rf_test_no_leaks();
+}

@@ -21,6 +21,7 @@
  *    sent N times by one client.
  * Every reply is decoded; an error reply fails the run. */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -35,7 +36,6 @@
 #include "doc.h"
 #include "gen.h"
 #include "json.h"
-#include "problem_read.h"
 #include "rackfit/client.h"
 #include "rackfit/rackfit.h"
 
@@ -348,13 +348,73 @@ static pid_t s_spawn(const char *argv0, char *endpoint, size_t cap)
     return pid;
 }
 
+/* The pipelined form of a closed-loop phase: each client thread (a DEALER)
+ * keeps S_WINDOW requests in flight; a ping's reply sends the next ping, a
+ * solve's reply its release, a release's reply the next solve. */
+#define S_WINDOW 16
+
+static void *s_pipelined(void *arg)
+{
+    s_worker_t *wk = arg;
+    rf_error_t err;
+    rf_client_opts_t po;
+    rf_client_opts_default(&po);
+    po.pipelined = 1;
+    rf_client_t *c = rf_client_new(wk->o->endpoint, &po, &err);
+    rf__mp_writer_t *w = rf__mp_writer_new();
+    if (!c || !w)
+        s_die("pipelined client", &err);
+    long next = (long)wk->index * 100000000L + 500000000L, in_flight = 0;
+    for (; in_flight < S_WINDOW; in_flight++, next++) {
+        size_t n = 0;
+        if (wk->ping)
+            s_ping_msg(w, next);
+        else
+            s_solve_msg(w, next);
+        const void *msg = rf__mp_writer_data(w, &n);
+        if (rf_client_send(c, msg, n, &err) != RF_OK)
+            s_die("send", &err);
+    }
+    while (in_flight > 0) {
+        void *reply = NULL;
+        size_t rn = 0, n = 0;
+        if (rf_client_recv(c, 60000, &reply, &rn, &err) != RF_OK)
+            s_die("recv", &err);
+        long stale = 0, id = s_reply_id(reply, rn, &stale);
+        free(reply);
+        in_flight--;
+        bool more = rf_now_ms() < wk->end_ms;
+        if (wk->ping) {
+            wk->done++;
+            if (!more)
+                continue;
+            s_ping_msg(w, next++);
+        } else if (id >= 0 && !stale) {
+            s_release_msg(w, id); /* the solve committed: release it */
+            wk->done++;
+        } else {
+            wk->stale += stale;
+            if (!more)
+                continue;
+            s_solve_msg(w, next++); /* a release came back (or a stale solve): the next solve */
+        }
+        const void *msg = rf__mp_writer_data(w, &n);
+        if (rf_client_send(c, msg, n, &err) != RF_OK)
+            s_die("send", &err);
+        in_flight++;
+    }
+    rf__mp_writer_destroy(&w);
+    rf_client_destroy(&c);
+    return NULL;
+}
+
 typedef struct {
     double rate, req_rate, p50, p99;
     long stale;
 } s_result_t;
 
 /* One closed-loop phase of o->seconds: every client pings, or solves. */
-static s_result_t s_closed_run(const s_opts_t *o, bool ping)
+static s_result_t s_closed_run(const s_opts_t *o, bool ping, bool pipelined)
 {
     s_worker_t *wk = calloc((size_t)o->clients, sizeof *wk);
     pthread_t *th = calloc((size_t)o->clients, sizeof *th);
@@ -363,7 +423,7 @@ static s_result_t s_closed_run(const s_opts_t *o, bool ping)
     round++;
     for (int k = 0; k < o->clients; k++) {
         wk[k] = (s_worker_t){.o = o, .index = k + 100 * round, .end_ms = t0 + o->seconds * 1000, .ping = ping};
-        pthread_create(&th[k], NULL, s_closed, &wk[k]);
+        pthread_create(&th[k], NULL, pipelined ? s_pipelined : s_closed, &wk[k]);
     }
     s_lat_t all = {0};
     long done = 0, stale = 0;
@@ -443,64 +503,11 @@ static void s_burst(const s_opts_t *o)
     rf__mp_writer_destroy(&w);
 }
 
-int bench_service_main(int argc, char **argv)
+/* 1. Decode `msg` (the 16,384-node problem) into the model in this
+ * process, 7 times: pre-scan, unpack, document, schema reader, validate. */
+static void s_decode_phase(const void *full_msg, size_t full_len)
 {
-    s_opts_t o = {.endpoint = NULL, .clients = 4, .seconds = 5, .rate = 0, .full = 10, .runs = 3};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) {
-            fprintf(stderr, "rackfit-bench service: %s needs a value\n", a);
-            return 2;
-        }
-        if (strcmp(a, "--endpoint") == 0)
-            o.endpoint = v;
-        else if (strcmp(a, "--clients") == 0)
-            o.clients = atoi(v);
-        else if (strcmp(a, "--seconds") == 0)
-            o.seconds = atof(v);
-        else if (strcmp(a, "--rate") == 0)
-            o.rate = atof(v);
-        else if (strcmp(a, "--full") == 0)
-            o.full = atoi(v);
-        else if (strcmp(a, "--runs") == 0)
-            o.runs = atoi(v);
-        else {
-            fprintf(stderr, "usage: rackfit-bench service [--endpoint E] [--clients N] [--seconds S] [--rate R] "
-                            "[--full N] [--runs N]\n");
-            return 2;
-        }
-        i++;
-    }
-    if (o.clients < 1 || o.seconds <= 0 || o.runs < 1) {
-        fprintf(stderr, "rackfit-bench service: --clients and --seconds must be positive\n");
-        return 2;
-    }
-    char spawned_ep[64];
-    pid_t child = 0;
-    if (!o.endpoint) {
-        child = s_spawn(argv[0], spawned_ep, sizeof spawned_ep);
-        s_child = child;
-        o.endpoint = spawned_ep;
-    }
     rf_error_t err;
-    rf__arena_t *arena = rf__arena_new(0);
-    rf__mp_writer_t *w = rf__mp_writer_new();
-    bench_buf_t json16k, json1k;
-
-    /* 1. decode a 16,384-node problem in this process */
-    rf_doc_t *full = s_fabric(16, 32, 32, 1000, arena, &json16k);
-    /* mode greedy: see bench/RESULTS.md for why not auto */
-    rf__mp_map(w, 3);
-    rf__mp_key(w, "cluster");
-    rf__mp_doc(w, rf__doc_get(full, "cluster"));
-    rf__mp_key(w, "gangs");
-    rf__mp_doc(w, rf__doc_get(full, "gangs"));
-    rf__mp_key(w, "options");
-    rf__mp_map(w, 1);
-    rf__mp_key(w, "mode");
-    rf__mp_str(w, "greedy");
-    size_t full_len = 0;
-    void *full_msg = rf__mp_writer_take(w, &full_len);
     rf_limits_t lim;
     rf_limits_default(&lim);
     rf__mp_limits_t mpl;
@@ -512,7 +519,7 @@ int bench_service_main(int argc, char **argv)
         rf_doc_t *doc = NULL;
         rf_problem_t *p = NULL;
         if (rf__mp_decode(full_msg, full_len, &mpl, a, &doc, &err) != RF_OK ||
-            rf__problem_from_doc(doc, NULL, &lim, &p, &err) != RF_OK)
+            rf_problem_from_doc(doc, NULL, &lim, &p, &err) != RF_OK)
             s_die("decode", &err);
         rf_problem_destroy(&p);
         rf__arena_destroy(&a);
@@ -522,50 +529,16 @@ int bench_service_main(int argc, char **argv)
            "over %zu runs\n",
            full_len, s_pct(&dec, 0.5), s_pct(&dec, 0.0), dec.n);
 
-    /* 2. the stored 1,024-node cluster */
-    rf_doc_t *small = s_fabric(1, 32, 32, 1, arena, &json1k);
-    const rf_doc_t *cl = rf__doc_get(small, "cluster");
-    rf__mp_writer_reset(w);
-    rf__mp_map(w, 3);
-    rf__mp_key(w, "op");
-    rf__mp_str(w, "cluster.put");
-    rf__mp_key(w, "name");
-    rf__mp_str(w, "bench");
-    rf__mp_key(w, "cluster");
-    rf__mp_doc(w, cl);
-    rf_client_t *c = NULL;
-    for (int tries = 0; tries < 50 && !c; tries++) {
-        c = rf_client_new(o.endpoint, NULL, &err);
-        size_t n = 0, rn = 0;
-        void *reply = NULL;
-        const void *msg = rf__mp_writer_data(w, &n);
-        if (c && rf_client_request(c, msg, n, &reply, &rn, &err) == RF_OK) {
-            s_expect_ok(reply, rn, "cluster.put");
-            free(reply);
-        } else {
-            rf_client_destroy(&c);
-            usleep(100 * 1000);
-        }
-    }
-    if (!c)
-        s_die("cannot reach rackfitd", &err);
+    free(dec.v);
+}
 
-    double rate = 0;
-    for (int run = 0; run < o.runs; run++) {
-        s_result_t pr = s_closed_run(&o, true), sr = s_closed_run(&o, false);
-        rate = sr.rate;
-        printf("run %d, %d clients (REQ, one thread each), stored 1,024 nodes: ping %.0f round trips/s (p50 %.3f ms, "
-               "p99 %.3f ms); one-gang greedy solve+commit then release %.0f committed solves/s (%.0f requests/s "
-               "with the releases, %ld stale retries; solve p50 %.3f ms, p99 %.3f ms): solves/ping = %.2f\n",
-               run + 1, o.clients, pr.rate, pr.p50, pr.p99, sr.rate, sr.req_rate, sr.stale, sr.p50, sr.p99,
-               pr.rate > 0 ? sr.rate / pr.rate : 0);
-    }
-
-    /* 2b. a burst of small solver-lane solves from 8 pipelined clients */
-    s_burst(&o);
-
-    /* 3. open loop at a fixed rate */
-    double want = o.rate > 0 ? o.rate : rate / 2;
+/* 3. One pipelined client sends solves on a clock at `want` per second and
+ * releases each on its reply; latency from the scheduled send. */
+static void s_open_loop(const s_opts_t *op, double want)
+{
+    s_opts_t o = *op;
+    rf_error_t err;
+    rf__mp_writer_t *w = rf__mp_writer_new();
     rf_client_opts_t po;
     rf_client_opts_default(&po);
     po.pipelined = 1;
@@ -622,7 +595,14 @@ int bench_service_main(int argc, char **argv)
     rf__mp_writer_destroy(&w2);
     rf_client_destroy(&pc);
 
-    /* 4. full problems */
+    rf__mp_writer_destroy(&w);
+}
+
+/* 4. The whole 16,384-node problem sent `n` times by one client. */
+static void s_full_phase(rf_client_t *c, const void *full_msg, size_t full_len, int n)
+{
+    rf_error_t err;
+    s_opts_t o = {.full = n};
     s_lat_t fl = {0};
     double f0 = rf_now_ms();
     for (int r = 0; r < o.full; r++) {
@@ -641,7 +621,125 @@ int bench_service_main(int argc, char **argv)
                "%.1f ms, p99 %.1f ms\n",
                o.full / fel, s_pct(&fl, 0.5), s_pct(&fl, 0.99));
     free(fl.v);
-    free(dec.v);
+}
+
+int bench_service_main(int argc, char **argv)
+{
+    s_opts_t o = {.endpoint = NULL, .clients = 4, .seconds = 5, .rate = 0, .full = 10, .runs = 3};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            fprintf(stderr, "rackfit-bench service: %s needs a value\n", a);
+            return 2;
+        }
+        if (strcmp(a, "--endpoint") == 0)
+            o.endpoint = v;
+        else if (strcmp(a, "--clients") == 0)
+            o.clients = atoi(v);
+        else if (strcmp(a, "--seconds") == 0)
+            o.seconds = atof(v);
+        else if (strcmp(a, "--rate") == 0)
+            o.rate = atof(v);
+        else if (strcmp(a, "--full") == 0)
+            o.full = atoi(v);
+        else if (strcmp(a, "--runs") == 0)
+            o.runs = atoi(v);
+        else {
+            fprintf(stderr, "usage: rackfit-bench service [--endpoint E] [--clients N] [--seconds S] [--rate R] "
+                            "[--full N] [--runs N]\n");
+            return 2;
+        }
+        i++;
+    }
+    if (o.clients < 1 || o.seconds <= 0 || o.runs < 1) {
+        fprintf(stderr, "rackfit-bench service: --clients and --seconds must be positive\n");
+        return 2;
+    }
+    /* as rackfitd does (malloc_keep_bytes, service/config.c): the decode
+     * below is measured in this process */
+    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+    mallopt(M_TOP_PAD, 16 * 1024 * 1024);
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    char spawned_ep[64];
+    pid_t child = 0;
+    if (!o.endpoint) {
+        child = s_spawn(argv[0], spawned_ep, sizeof spawned_ep);
+        s_child = child;
+        o.endpoint = spawned_ep;
+    }
+    rf_error_t err;
+    rf__arena_t *arena = rf__arena_new(0);
+    rf__mp_writer_t *w = rf__mp_writer_new();
+    bench_buf_t json16k, json1k;
+
+    /* 1. decode a 16,384-node problem in this process */
+    rf_doc_t *full = s_fabric(16, 32, 32, 1000, arena, &json16k);
+    /* mode greedy: see bench/RESULTS.md for why not auto */
+    rf__mp_map(w, 3);
+    rf__mp_key(w, "cluster");
+    rf__mp_doc(w, rf__doc_get(full, "cluster"));
+    rf__mp_key(w, "gangs");
+    rf__mp_doc(w, rf__doc_get(full, "gangs"));
+    rf__mp_key(w, "options");
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "mode");
+    rf__mp_str(w, "greedy");
+    size_t full_len = 0;
+    void *full_msg = rf__mp_writer_take(w, &full_len);
+    s_decode_phase(full_msg, full_len);
+
+    /* 2. the stored 1,024-node cluster */
+    rf_doc_t *small = s_fabric(1, 32, 32, 1, arena, &json1k);
+    const rf_doc_t *cl = rf__doc_get(small, "cluster");
+    rf__mp_writer_reset(w);
+    rf__mp_map(w, 3);
+    rf__mp_key(w, "op");
+    rf__mp_str(w, "cluster.put");
+    rf__mp_key(w, "name");
+    rf__mp_str(w, "bench");
+    rf__mp_key(w, "cluster");
+    rf__mp_doc(w, cl);
+    rf_client_t *c = NULL;
+    for (int tries = 0; tries < 50 && !c; tries++) {
+        c = rf_client_new(o.endpoint, NULL, &err);
+        size_t n = 0, rn = 0;
+        void *reply = NULL;
+        const void *msg = rf__mp_writer_data(w, &n);
+        if (c && rf_client_request(c, msg, n, &reply, &rn, &err) == RF_OK) {
+            s_expect_ok(reply, rn, "cluster.put");
+            free(reply);
+        } else {
+            rf_client_destroy(&c);
+            usleep(100 * 1000);
+        }
+    }
+    if (!c)
+        s_die("cannot reach rackfitd", &err);
+
+    double rate = 0;
+    for (int run = 0; run < o.runs; run++) {
+        s_result_t pr = s_closed_run(&o, true, false), sr = s_closed_run(&o, false, false);
+        s_result_t pp = s_closed_run(&o, true, true), sp = s_closed_run(&o, false, true);
+        rate = sr.rate;
+        printf("run %d, %d clients (REQ, one thread each), stored 1,024 nodes: ping %.0f round trips/s (p50 %.3f ms, "
+               "p99 %.3f ms); one-gang greedy solve+commit then release %.0f committed solves/s (%.0f requests/s "
+               "with the releases, %ld stale retries; solve p50 %.3f ms, p99 %.3f ms): solves/ping = %.2f\n",
+               run + 1, o.clients, pr.rate, pr.p50, pr.p99, sr.rate, sr.req_rate, sr.stale, sr.p50, sr.p99,
+               pr.rate > 0 ? sr.rate / pr.rate : 0);
+        printf("run %d, the same %d clients pipelined (DEALER, %d in flight each): ping %.0f/s; committed one-gang "
+               "solves %.0f/s (%.0f requests/s with the releases, %ld stale): solves/ping = %.2f\n",
+               run + 1, o.clients, S_WINDOW, pp.rate, sp.rate, sp.req_rate, sp.stale,
+               pp.rate > 0 ? sp.rate / pp.rate : 0);
+    }
+
+    /* 2b. a burst of small solver-lane solves from 8 pipelined clients */
+    s_burst(&o);
+
+    /* 3. open loop at a fixed rate */
+    s_open_loop(&o, o.rate > 0 ? o.rate : rate / 2);
+
+    /* 4. full problems */
+    s_full_phase(c, full_msg, full_len, o.full);
     free(full_msg);
     rf_client_destroy(&c);
     rf__mp_writer_destroy(&w);

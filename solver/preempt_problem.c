@@ -7,7 +7,8 @@
  *   name unique in its gang, requests[RF_RES_PODS] == 1 and every request in
  *   [0, RF_QTY_MAX], and 1..max_bound placements with valid node indices,
  *   counts >= 1 and no node twice;
- * - names are unique across `gangs` and `running` together;
+ * - names are unique across `gangs` and `running` together (checked with
+ *   the gangs' names, in solver/problem.c);
  * - on every node, the bound pods of all gangs plus the pods of running
  *   gangs 0..i fit in `used` for every i (pods: 1 each counted only where the
  *   node has a pods limit): nothing a running gang frees is counted twice;
@@ -15,7 +16,6 @@
  *   kept (domains as in the objective: distinct label paths per level, a node
  *   lacking a level's label alone at that level and below). */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,52 +158,6 @@ static rf_status s_check_gang(const rf_problem_t *p, const rf_limits_t *lim, int
         rc = s_check_nodes_once(p, i, j, scratch, err);
     free(scratch);
     return rc;
-}
-
-/* --------------------------------------------------------- unique names */
-
-typedef struct {
-    const char *name;
-    int32_t index; /* gangs: g; running: n_gangs + i */
-} s_named_t;
-
-static int s_named_cmp(const void *a, const void *b)
-{
-    const s_named_t *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c)
-        return c;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
-/* Gang names are unique among themselves already (validate checked them). */
-static rf_status s_check_names(const rf_problem_t *p, rf_error_t *err)
-{
-    int32_t G = p->n_gangs, n = G + p->n_running;
-    s_named_t *tmp = malloc((size_t)n * sizeof *tmp);
-    if (!tmp)
-        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-    for (int32_t g = 0; g < G; g++)
-        tmp[g] = (s_named_t){p->gangs[g].name, g};
-    for (int32_t i = 0; i < p->n_running; i++)
-        tmp[G + i] = (s_named_t){p->running[i].name, G + i};
-    qsort(tmp, (size_t)n, sizeof *tmp, s_named_cmp);
-    int32_t dup = -1, first = -1; /* the later of a pair, the earliest such */
-    for (int32_t k = 1; k < n; k++)
-        if (strcmp(tmp[k - 1].name, tmp[k].name) == 0 && (dup < 0 || tmp[k].index < dup)) {
-            dup = tmp[k].index;
-            first = tmp[k - 1].index;
-        }
-    free(tmp);
-    if (dup < 0)
-        return RF_OK;
-    char path[RF_ERROR_PATH_MAX], also[64];
-    if (first < G)
-        snprintf(also, sizeof also, "gangs[%d]", (int)first);
-    else
-        snprintf(also, sizeof also, "running[%d]", (int)(first - G));
-    return rf_error_set(err, RF_ESCHEMA, s_path(path, dup - G, -1, -1, "name"), "duplicate name \"%.200s\" (also %s)",
-                        p->running[dup - G].name, also);
 }
 
 /* ------------------------------------------------------- fitting in used */
@@ -381,7 +335,6 @@ rf_status rf__problem_validate_running(rf_problem_t *p, const rf_limits_t *lim, 
                             (int)p->n_running, (int)lim->max_gangs);
     for (int32_t i = 0; i < p->n_running; i++)
         RF_CALL(s_check_gang(p, lim, i, err));
-    RF_CALL(s_check_names(p, err));
     RF_CALL(s_check_used(p, err));
     for (int32_t i = 0; i < p->n_running; i++)
         RF_CALL(s_constants(p, &p->running[i], err));

@@ -257,6 +257,21 @@ static int s_named_cmp(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
+/* Sort `n` names and find the duplicate that comes first in input order:
+ * *dup is its index (-1: none) and *first the earlier holder of its name. */
+static void s_first_duplicate(s_named_t *tmp, int32_t n, int32_t *dup, int32_t *first)
+{
+    if (n > 1)
+        qsort(tmp, (size_t)n, sizeof *tmp, s_named_cmp);
+    *dup = -1;
+    *first = -1;
+    for (int32_t i = 1; i < n; i++)
+        if (strcmp(tmp[i - 1].name, tmp[i].name) == 0 && (*dup < 0 || tmp[i].index < *dup)) {
+            *dup = tmp[i].index;
+            *first = tmp[i - 1].index;
+        }
+}
+
 static int s_label_cmp(const void *a, const void *b)
 {
     const rf_label_t *x = a, *y = b;
@@ -354,15 +369,8 @@ rf_status rf_problem_index_nodes(rf_problem_t *problem, rf_error_t *err)
     }
     for (int32_t i = 0; i < n; i++)
         tmp[i] = (s_named_t){problem->nodes[i].name, i};
-    if (n > 1)
-        qsort(tmp, (size_t)n, sizeof *tmp, s_named_cmp);
-    /* Report the duplicate that comes first in input order. */
-    int32_t dup = -1, first = -1;
-    for (int32_t i = 1; i < n; i++)
-        if (strcmp(tmp[i - 1].name, tmp[i].name) == 0 && (dup < 0 || tmp[i].index < dup)) {
-            dup = tmp[i].index;
-            first = tmp[i - 1].index;
-        }
+    int32_t dup, first;
+    s_first_duplicate(tmp, n, &dup, &first);
     for (int32_t i = 0; i < n; i++)
         index[i] = tmp[i].index;
     free(tmp);
@@ -702,26 +710,31 @@ static rf_status s_validate_gangs(rf_problem_t *prob, const rf_limits_t *lim, rf
             RF_CALL(s_validate_pod_set(prob, gang, g, j, lim, err));
     }
 
-    /* gang names unique */
-    int32_t n = prob->n_gangs;
-    s_named_t *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
+    /* names unique across gangs and running gangs (index n_gangs + i is
+     * running[i]; running gangs without a name are reported by
+     * rf__problem_validate_running) */
+    int32_t G = prob->n_gangs, n = G;
+    bool running_ok = prob->n_running >= 0 && (prob->n_running == 0 || prob->running);
+    s_named_t *tmp = malloc((size_t)(G + (running_ok ? prob->n_running : 0) + 1) * sizeof *tmp);
     if (!tmp)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-    for (int32_t g = 0; g < n; g++)
+    for (int32_t g = 0; g < G; g++)
         tmp[g] = (s_named_t){prob->gangs[g].name, g};
-    if (n > 1)
-        qsort(tmp, (size_t)n, sizeof *tmp, s_named_cmp);
-    int32_t dup = -1, first = -1;
-    for (int32_t i = 1; i < n; i++)
-        if (strcmp(tmp[i - 1].name, tmp[i].name) == 0 && (dup < 0 || tmp[i].index < dup)) {
-            dup = tmp[i].index;
-            first = tmp[i - 1].index;
-        }
+    for (int32_t i = 0; running_ok && i < prob->n_running; i++)
+        if (prob->running[i].name && prob->running[i].name[0])
+            tmp[n++] = (s_named_t){prob->running[i].name, G + i};
+    int32_t dup, first;
+    s_first_duplicate(tmp, n, &dup, &first);
     free(tmp);
-    if (dup >= 0)
+    if (dup < 0)
+        return RF_OK;
+    char also[64];
+    snprintf(also, sizeof also, first < G ? "gangs[%d]" : "running[%d]", (int)(first < G ? first : first - G));
+    if (dup < G)
         return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_gang(&p, dup), "name")),
-                            "duplicate name \"%.200s\" (also gangs[%d])", prob->gangs[dup].name, (int)first);
-    return RF_OK;
+                            "duplicate name \"%.200s\" (also %s)", prob->gangs[dup].name, also);
+    return rf_error_set(err, RF_ESCHEMA, s_str(s_key(s_idx(s_at(&p, "running"), dup - G), "name")),
+                        "duplicate name \"%.200s\" (also %s)", prob->running[dup - G].name, also);
 }
 
 static rf_status s_validate_options(rf_problem_t *prob, const rf_limits_t *lim, rf_error_t *err)

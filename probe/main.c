@@ -159,24 +159,33 @@ static int s_parse(int argc, char **argv, s_cfg_t *c)
             return 2;
         }
         a += 2;
+        char key[64];
+        const char *eq = strchr(a, '='), *inline_value = NULL;
+        if (eq) { /* --key=value */
+            snprintf(key, sizeof key, "%.*s", (int)(eq - a), a);
+            a = key;
+            inline_value = eq + 1;
+        }
         bool *flags[] = {&c->dry_run, &c->in_cluster, &c->no_lldp, &c->no_ib, &c->no_nvml, &c->labels.lldp_chassis_id};
         static const char *const fnames[] = {"dry-run", "in-cluster", "no-lldp", "no-ib", "no-nvml", "lldp-chassis-id"};
         bool done = false;
         for (size_t f = 0; f < sizeof fnames / sizeof fnames[0] && !done; f++)
             if (!strcmp(a, fnames[f]))
                 *flags[f] = done = true;
-        if (done)
+        if (done && !inline_value)
             continue;
-        if (i + 1 >= argc) {
-            fprintf(stderr, "rackfit-probe: --%s needs a value\n", a);
+        if (done || (!inline_value && i + 1 >= argc)) {
+            fprintf(stderr, done ? "rackfit-probe: --%s takes no value\n" : "rackfit-probe: --%s needs a value\n", a);
             return 2;
         }
-        int r = s_set(c, a, argv[++i]);
+        const char *v = inline_value ? inline_value : argv[++i];
+        int r = s_set(c, a, v);
+        if (r == 1) {
+            fprintf(stderr, "rackfit-probe: unknown flag --%s (see --help)\n", a);
+            return 2;
+        }
         if (r) {
-            fprintf(stderr,
-                    r == 1 ? "rackfit-probe: unknown flag --%s (see --help)\n"
-                           : "rackfit-probe: bad value \"%s\" for --%s\n",
-                    r == 1 ? a : argv[i], a);
+            fprintf(stderr, "rackfit-probe: bad value \"%s\" for --%s\n", v, a);
             return 2;
         }
     }

@@ -165,7 +165,7 @@ static bool s_check(rf__binder_t *b, rf__pool_t *pool, rf__follow_t *f)
             s_submit_evict(b, pool, f, alive, why);
             done = true;
         } else if (now - f->since > f->ready_timeout_s) {
-            snprintf(why, sizeof why, "%d of %d pods not ready within %.0f s of binding", f->n - l.ready, f->n,
+            snprintf(why, sizeof why, "%d of %d pods not ready within %g s of binding", f->n - l.ready, f->n,
                      f->ready_timeout_s);
             s_submit_evict(b, pool, f, alive, why);
             done = true;

@@ -285,27 +285,35 @@ static void *s_zap(void *arg)
 
 /* Send [envelope...][""][reply] on the ROUTER (takes the reply; the
  * envelope frames are sent or closed). */
-static void s_route(void *router, zmq_msg_t *env, int n_env, void *reply, size_t len)
+/* Send [envelope...][""][body] on the ROUTER; the envelope frames and the
+ * body are sent or closed. */
+static void s_route_msg(void *router, zmq_msg_t *env, int n_env, zmq_msg_t *body)
 {
-    zmq_msg_t body;
     int i = 0;
-    if (zmq_msg_init_data(&body, reply, len, s_free_buf, NULL) != 0) {
-        free(reply);
-        for (; i < n_env; i++)
-            zmq_msg_close(&env[i]);
-        return;
-    }
     bool ok = true;
     for (; i < n_env && ok; i++)
         ok = zmq_msg_send(&env[i], router, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0;
-    ok = ok && zmq_send(router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0 &&
-         zmq_msg_send(&body, router, ZMQ_DONTWAIT) >= 0;
+    ok =
+        ok && zmq_send(router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0 && zmq_msg_send(body, router, ZMQ_DONTWAIT) >= 0;
     if (!ok) {
         rf__log(RF_LOG_WARN, "a reply could not be sent (client gone or too slow): %s", zmq_strerror(errno));
         for (int k = i > 0 ? i - 1 : 0; k < n_env; k++)
             zmq_msg_close(&env[k]);
-        zmq_msg_close(&body);
+        zmq_msg_close(body);
     }
+}
+
+/* The same with a malloc'ed reply (taken). */
+static void s_route(void *router, zmq_msg_t *env, int n_env, void *reply, size_t len)
+{
+    zmq_msg_t body;
+    if (zmq_msg_init_data(&body, reply, len, s_free_buf, NULL) != 0) {
+        free(reply);
+        for (int i = 0; i < n_env; i++)
+            zmq_msg_close(&env[i]);
+        return;
+    }
+    s_route_msg(router, env, n_env, &body);
 }
 
 /* Reply at once from the main thread with what `w` holds. */
@@ -465,17 +473,8 @@ static void s_on_reply(s_server_t *s, void *pull, void *router)
         zmq_msg_close(&frames[0]);
         return;
     }
-    size_t len = zmq_msg_size(&frames[n - 1]);
-    void *copy = malloc(len ? len : 1);
-    if (copy)
-        memcpy(copy, zmq_msg_data(&frames[n - 1]), len);
-    zmq_msg_close(&frames[n - 1]);
-    if (!copy) {
-        for (int i = 0; i < n - 1; i++)
-            zmq_msg_close(&frames[i]);
-        return;
-    }
-    s_route(router, frames, n - 1, copy, len);
+    /* the worker's reply frame goes on as it is: no copy */
+    s_route_msg(router, frames, n - 1, &frames[n - 1]);
 }
 
 /* Block SIGTERM/SIGINT in every thread started from now on (ZeroMQ's,

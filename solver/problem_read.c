@@ -275,6 +275,39 @@ static rf_status s_level(s_rd_t *r, const rf_doc_t *v, int32_t *out)
     return RF_OK;
 }
 
+/* The required, non-empty `name` of map v. */
+static rf_status s_name(s_rd_t *r, const rf_doc_t *v, const char **out)
+{
+    const rf_doc_t *x;
+    int sv = s_push_key(r, "name");
+    if (!(x = s_get(v, "name")))
+        return s_fail(r, RF_ESCHEMA, v, "is required");
+    RF_CALL(s_str(r, x, out));
+    if (!(*out)[0])
+        return s_fail(r, RF_ESCHEMA, x, "must not be empty");
+    s_pop(r, sv);
+    return RF_OK;
+}
+
+/* A gang's or running gang's name, priority and bandwidth. */
+static rf_status s_gang_head(s_rd_t *r, const rf_doc_t *v, const char **name, int64_t *priority, double *bandwidth)
+{
+    const rf_doc_t *x;
+    int sv;
+    RF_CALL(s_name(r, v, name));
+    if ((x = s_get(v, "priority"))) {
+        sv = s_push_key(r, "priority");
+        RF_CALL(s_int(r, x, INT64_MIN, INT64_MAX, priority));
+        s_pop(r, sv);
+    }
+    if ((x = s_get(v, "bandwidth"))) {
+        sv = s_push_key(r, "bandwidth");
+        RF_CALL(s_nonneg_number(r, x, bandwidth));
+        s_pop(r, sv);
+    }
+    return RF_OK;
+}
+
 /* -------------------------------------------- pass 1: resource interning */
 
 static rf_status s_intern_keys(s_rd_t *r, const rf_doc_t *map)
@@ -470,13 +503,7 @@ static rf_status s_node(s_rd_t *r, const rf_doc_t *v, rf_node_t *node)
     int sv;
     RF_CALL(s_object(r, v, s_node_keys, NULL));
 
-    sv = s_push_key(r, "name");
-    if (!(x = s_get(v, "name")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_str(r, x, &node->name));
-    if (!node->name[0])
-        return s_fail(r, RF_ESCHEMA, x, "must not be empty");
-    s_pop(r, sv);
+    RF_CALL(s_name(r, v, &node->name));
 
     if ((x = s_get(v, "labels"))) {
         sv = s_push_key(r, "labels");
@@ -723,13 +750,7 @@ static rf_status s_pod_set(s_rd_t *r, const rf_doc_t *v, rf_pod_set_t *ps)
     RF_CALL(s_object(r, v, s_pod_set_keys, NULL));
     rf_pod_set_init(ps);
 
-    sv = s_push_key(r, "name");
-    if (!(x = s_get(v, "name")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_str(r, x, &ps->name));
-    if (!ps->name[0])
-        return s_fail(r, RF_ESCHEMA, x, "must not be empty");
-    s_pop(r, sv);
+    RF_CALL(s_name(r, v, &ps->name));
 
     sv = s_push_key(r, "count");
     if (!(x = s_get(v, "count")))
@@ -814,24 +835,7 @@ static rf_status s_gang(s_rd_t *r, const rf_doc_t *v, rf_gang_t *gang)
     RF_CALL(s_object(r, v, s_gang_keys, NULL));
     rf_gang_init(gang);
 
-    sv = s_push_key(r, "name");
-    if (!(x = s_get(v, "name")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_str(r, x, &gang->name));
-    if (!gang->name[0])
-        return s_fail(r, RF_ESCHEMA, x, "must not be empty");
-    s_pop(r, sv);
-
-    if ((x = s_get(v, "priority"))) {
-        sv = s_push_key(r, "priority");
-        RF_CALL(s_int(r, x, INT64_MIN, INT64_MAX, &gang->priority));
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "bandwidth"))) {
-        sv = s_push_key(r, "bandwidth");
-        RF_CALL(s_nonneg_number(r, x, &gang->bandwidth));
-        s_pop(r, sv);
-    }
+    RF_CALL(s_gang_head(r, v, &gang->name, &gang->priority, &gang->bandwidth));
     if ((x = s_get(v, "topology"))) {
         sv = s_push_key(r, "topology");
         RF_CALL(s_topology(r, x, &gang->topology));
@@ -889,13 +893,7 @@ static rf_status s_run_pod_set(s_rd_t *r, const rf_doc_t *v, rf_run_pod_set_t *p
     const rf_doc_t *x;
     int sv;
     RF_CALL(s_running_object(r, v, s_run_pod_set_keys, s_run_pod_set_forbidden));
-    sv = s_push_key(r, "name");
-    if (!(x = s_get(v, "name")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_str(r, x, &ps->name));
-    if (!ps->name[0])
-        return s_fail(r, RF_ESCHEMA, x, "must not be empty");
-    s_pop(r, sv);
+    RF_CALL(s_name(r, v, &ps->name));
 
     ps->requests = rf_problem_alloc(p, (size_t)p->n_resources * sizeof(int64_t));
     if (!ps->requests)
@@ -932,23 +930,7 @@ static rf_status s_running_gang(s_rd_t *r, const rf_doc_t *v, rf_running_t *run)
     int sv;
     RF_CALL(s_running_object(r, v, s_running_keys, s_running_forbidden));
     rf_running_init(run);
-    sv = s_push_key(r, "name");
-    if (!(x = s_get(v, "name")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_str(r, x, &run->name));
-    if (!run->name[0])
-        return s_fail(r, RF_ESCHEMA, x, "must not be empty");
-    s_pop(r, sv);
-    if ((x = s_get(v, "priority"))) {
-        sv = s_push_key(r, "priority");
-        RF_CALL(s_int(r, x, INT64_MIN, INT64_MAX, &run->priority));
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "bandwidth"))) {
-        sv = s_push_key(r, "bandwidth");
-        RF_CALL(s_nonneg_number(r, x, &run->bandwidth));
-        s_pop(r, sv);
-    }
+    RF_CALL(s_gang_head(r, v, &run->name, &run->priority, &run->bandwidth));
     if ((x = s_get(v, "preemptible"))) {
         sv = s_push_key(r, "preemptible");
         RF_CALL(s_type(r, x, RF_DOC_BOOL));

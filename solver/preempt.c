@@ -51,7 +51,16 @@
 typedef struct {
     int32_t node;
     int32_t count;
+    int32_t pos; /* the node's position in tree order (node_order) */
 } s_pl_t;
+
+/* Tree order: ranks handed out down a pod set's list then stay together by
+ * host, rack, block. */
+static int s_pl_cmp(const void *a, const void *b)
+{
+    const s_pl_t *x = a, *y = b;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
 
 /* A candidate domain's outcome. */
 typedef struct {
@@ -342,8 +351,10 @@ static bool s_fit_test(s_pc_t *c, int32_t lo, int32_t hi)
             for (int32_t r = 0; r < R; r++)
                 if (row[r] != S_UNLIMITED)
                     row[r] -= k * req[r];
-            c->pl[c->n_pl++] = (s_pl_t){c->t->node_order[lo + at], (int32_t)k};
+            c->pl[c->n_pl++] = (s_pl_t){c->t->node_order[lo + at], (int32_t)k, lo + at};
         }
+        int32_t start = j > 0 ? c->pl_end[j - 1] : 0;
+        qsort(c->pl + start, (size_t)(c->n_pl - start), sizeof *c->pl, s_pl_cmp);
         c->pl_end[j] = c->n_pl;
     }
     return true;

@@ -101,6 +101,7 @@ KEYS = {
     "pod_set": {"name", "count", "min_count", "requests", "node_selector", "tolerations", "slice", "bound", "topology"},
     "toleration": {"key", "operator", "value", "effect"},
     "slice": {"size", "required"},
+    "bound": {"node", "count"},
     "options": {"mode", "time_limit_ms", "threads", "admission", "value_resource"},
 }
 EFFECTS = {"NoSchedule", "PreferNoSchedule", "NoExecute"}
@@ -209,8 +210,20 @@ def validate_problem(p, errs):
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             errs.append("%s.count: missing or not a count" % w)
             return None
-        if ps.get("min_count", count) != count or ps.get("bound"):
-            errs.append("%s: these cases use neither min_count nor bound" % w)
+        if ps.get("min_count", count) != count:
+            errs.append("%s: these cases use no min_count" % w)
+        bound = {}
+        for b, bd in enumerate(ps.get("bound", [])):
+            bw = "%s.bound[%d]" % (w, b)
+            check_keys(bd, "bound", bw, errs)
+            i = next((x for x, n in enumerate(nodes) if n["name"] == bd.get("node")), None)
+            c = bd.get("count")
+            if i is None or not isinstance(c, int) or c <= 0:
+                errs.append("%s: needs a node of the cluster and a count > 0" % bw)
+                continue
+            bound[i] = bound.get(i, 0) + c
+        if sum(bound.values()) > count:
+            errs.append("%s.bound: more pods than count" % w)
         req = qty_map(ps.get("requests", {}), w + ".requests", errs)
         req["pods"] = req.get("pods", 0) + 1
         p_req, _ = topo(ps.get("topology"), w + ".topology")
@@ -236,7 +249,9 @@ def validate_problem(p, errs):
             check_keys(tol, "toleration", "%s.tolerations[%d]" % (w, t), errs)
             if tol.get("operator", "Equal") not in ("Equal", "Exists"):
                 errs.append("%s.tolerations[%d].operator: must be Equal or Exists" % (w, t))
-        pod_sets.append({"name": name, "count": count, "req": req, "required": p_req, "slice": slice_,
+        if bound and slice_:
+            errs.append("%s: bound pods of a sliced pod set are not modelled here" % w)
+        pod_sets.append({"name": name, "count": count, "req": req, "required": p_req, "slice": slice_, "bound": bound,
                          "selector": ps.get("node_selector", {}), "tolerations": ps.get("tolerations", [])})
     opts = p.get("options", {})
     check_keys(opts, "options", "options", errs)
@@ -351,7 +366,10 @@ def brute_force(model):
                 nf = list(free)
                 for i, c in cur.items():
                     nf[i] = {r: v - ps["req"].get(r, 0) * c for r, v in free[i].items()}
-                rec_ps(k + 1, nf, assign + [dict(cur)])
+                whole = dict(cur)  # the new pods and the bound ones (already in `used`)
+                for i, c in ps["bound"].items():
+                    whole[i] = whole.get(i, 0) + c
+                rec_ps(k + 1, nf, assign + [whole])
                 return
             if t == len(elig) or suffix[t] < left:
                 return
@@ -362,7 +380,7 @@ def brute_force(model):
                 rec_node(t + 1, left - c, cur)
                 cur.pop(i, None)
 
-        rec_node(0, ps["count"], {})
+        rec_node(0, ps["count"] - sum(ps["bound"].values()), {})
 
     rec_ps(0, free0, [])
     return best[0]
@@ -413,6 +431,23 @@ def check_placement(model, kueue, errs):
             errs.append("kueue.placement: pod set %r gets %d pods, count is %d" % (ps["name"], sums[k], ps["count"]))
     if errs:
         return None
+    # Bound pods are already in `used`: Kueue's entries on their nodes hold
+    # them first, and only the rest must fit the free capacity.
+    left = [dict(ps["bound"]) for ps in model["pod_sets"]]
+    new_entries = []
+    for k, cnt, cands in entries:
+        if len(cands) == 1 and left[k].get(cands[0], 0):
+            take = min(cnt, left[k][cands[0]])
+            left[k][cands[0]] -= take
+            cnt -= take
+        if cnt:
+            new_entries.append((k, cnt, cands))
+    entries = new_entries
+    for k, ps in enumerate(model["pod_sets"]):
+        if any(left[k].values()):
+            errs.append("kueue.placement: pod set %r does not keep its bound pods where they are" % ps["name"])
+    if errs:
+        return None
 
     # Can the entries be realised on the nodes (capacity, eligibility)?
     free = [free_of(n) for n in nodes]
@@ -450,7 +485,7 @@ def check_placement(model, kueue, errs):
 
         split(0, cnt, {}, free)
 
-    rec(0, free, [{} for _ in model["pod_sets"]])
+    rec(0, free, [dict(ps["bound"]) for ps in model["pod_sets"]])
     if realised[0] is None:
         errs.append("kueue.placement: does not fit the nodes' free capacity / eligibility under the contract")
         return None

@@ -32,6 +32,8 @@ typedef struct {
     double work;       /* remaining seconds at sigma 1 */
     comm_job_t comm;
     bool was_partial;
+    double run_start; /* when its current run started */
+    double run_s;     /* seconds run so far (all runs) */
 } s_job_t;
 
 typedef struct {
@@ -51,6 +53,7 @@ typedef struct {
     double *scratch;
     int32_t *mark; /* [max domains of a level] scratch for spread counts */
     int32_t stamp; /* the current mark */
+    bool preempt;  /* running jobs go to each round as running gangs (priorities differ) */
     double now;
     sim_result_t *r;
 } s_sim_t;
@@ -152,7 +155,9 @@ static rf_status s_start(s_sim_t *s, int32_t ji, rf_error_t *err)
     free(pg);
     RF_CALL(st);
     j->state = S_RUN;
-    jr->start = s->now;
+    j->run_start = s->now;
+    if (jr->start < 0)
+        jr->start = s->now; /* the first start: a preempted job keeps it */
     if (jr->first_pod < 0)
         jr->first_pod = s->now;
     jr->hosts = j->comm.hosts;
@@ -229,13 +234,16 @@ static rf_status s_pod_set(rf_problem_t *p, rf_pod_set_t *ps, const char *name, 
 
 static const s_sim_t *s_qctx; /* qsort has no context argument; single-threaded use only */
 
-/* kube-scheduler's queue: priority (all equal here), then the time the pod
+/* kube-scheduler's queue: priority (higher first), then the time the pod
  * entered the queue, then its place among its job's unbound pods (jobs
  * queued at one instant interleave), then submission order. */
 static int s_cmp_qpod(const void *a, const void *b)
 {
     const s_sim_t *s = s_qctx;
     const s_qpod_t *x = a, *y = b;
+    int64_t px = s->t->jobs[x->job].priority, py = s->t->jobs[y->job].priority;
+    if (px != py)
+        return px > py ? -1 : 1;
     double tx = s->jobs[x->job].queue_ts, ty = s->jobs[y->job].queue_ts;
     if (tx != ty)
         return tx < ty ? -1 : 1;
@@ -285,6 +293,7 @@ static rf_status s_gangs(s_sim_t *s, rf_problem_t *p, int32_t gpu, s_qpod_t **qp
         char name[80];
         snprintf(name, sizeof(name), "j%d-p%d", (int)ji, kube ? (int)(*qp)[k].pod : 0);
         g->name = rf_problem_strdup(p, name, strlen(name));
+        g->priority = s->t->jobs[ji].priority;
         int32_t nps = kube ? 1 : (j->full > 0) + (j->rest > 0);
         rf_pod_set_t *ps = s_pod_sets(p, g, nps);
         if (!g->name || !ps)
@@ -303,6 +312,86 @@ static rf_status s_gangs(s_sim_t *s, rf_problem_t *p, int32_t gpu, s_qpod_t **qp
             return rf_error_set(err, st, "", "sim: out of memory");
     }
     return RF_OK;
+}
+
+/* The running jobs as the problem's running gangs (pods merged per node and pod size). */
+static rf_status s_running(s_sim_t *s, rf_problem_t *p, int32_t gpu, rf_error_t *err)
+{
+    p->n_running = s->n_running;
+    p->running = rf_problem_alloc(p, (size_t)(s->n_running > 0 ? s->n_running : 1) * sizeof(rf_running_t));
+    if (!p->running)
+        return rf_error_set(err, RF_ENOMEM, "", "sim: out of memory");
+    for (int32_t k = 0; k < s->n_running; k++) {
+        int32_t ji = s->running[k];
+        const s_job_t *j = &s->jobs[ji];
+        rf_running_t *rg = &p->running[k];
+        rf_running_init(rg);
+        char name[48];
+        snprintf(name, sizeof(name), "r%d", (int)ji);
+        rg->name = rf_problem_strdup(p, name, strlen(name));
+        rg->priority = s->t->jobs[ji].priority;
+        rg->n_pod_sets = (j->full > 0) + (j->rest > 0);
+        rg->pod_sets = rf_problem_alloc(p, (size_t)rg->n_pod_sets * sizeof(rf_run_pod_set_t));
+        if (!rg->name || !rg->pod_sets)
+            return rf_error_set(err, RF_ENOMEM, "", "sim: out of memory");
+        for (int32_t m = 0; m < rg->n_pod_sets; m++) {
+            bool full = m == 0 && j->full > 0;
+            int32_t lo = full ? 0 : j->full, hi = full ? j->full : j->n_pods;
+            rf_run_pod_set_t *ps = &rg->pod_sets[m];
+            ps->name = full ? "w" : "r";
+            ps->requests = rf_problem_alloc(p, (size_t)p->n_resources * sizeof(int64_t));
+            ps->placements = rf_problem_alloc(p, (size_t)(hi - lo) * sizeof(rf_run_placement_t));
+            if (!ps->requests || !ps->placements)
+                return rf_error_set(err, RF_ENOMEM, "", "sim: out of memory");
+            ps->requests[RF_RES_PODS] = 1;
+            ps->requests[gpu] = full ? s->P : j->rest;
+            for (int32_t q = lo; q < hi; q++) {
+                int32_t e = 0;
+                while (e < ps->n_placements && ps->placements[e].node != j->pod_node[q])
+                    e++;
+                if (e == ps->n_placements)
+                    ps->placements[ps->n_placements++] = (rf_run_placement_t){j->pod_node[q], 0};
+                ps->placements[e].count++;
+            }
+        }
+    }
+    return RF_OK;
+}
+
+/* Stop the running jobs the answer preempted: their GPUs are free, their pods unbound, their remaining work
+ * kept (they resume from where they stopped: a checkpoint at the preemption, an assumption), and they wait again
+ * in submission order. */
+static void s_preempted(s_sim_t *s, const rf_answer_t *a, const int32_t *run_ids, int32_t n_run)
+{
+    for (int32_t k = 0; k < n_run && k < a->n_running; k++) {
+        if (!a->running[k].preempted)
+            continue;
+        int32_t ji = run_ids[k];
+        s_job_t *j = &s->jobs[ji];
+        for (int32_t q = 0; q < j->n_pods; q++) {
+            s->free[j->pod_node[q]] += s_pod_gpus(j, s->P, q);
+            j->pod_node[q] = -1;
+        }
+        j->placed = 0;
+        j->run_s += s->now - j->run_start;
+        comm_job_fini(&j->comm);
+        j->state = S_WAIT;
+        j->queue_ts = s->now;
+        s->r->preemptions++;
+        s->r->jobs[ji].preempted++;
+        int32_t keep = 0;
+        for (int32_t i = 0; i < s->n_running; i++)
+            if (s->running[i] != ji)
+                s->running[keep++] = s->running[i];
+        s->n_running = keep;
+        int32_t pos = s->n_waiting;
+        while (pos > 0 && s->waiting[pos - 1] > ji) {
+            s->waiting[pos] = s->waiting[pos - 1];
+            pos--;
+        }
+        s->waiting[pos] = ji;
+        s->n_waiting++;
+    }
 }
 
 static rf_status s_solve(s_sim_t *s, rf_problem_t *p, rf_answer_t **ans, rf_error_t *err)
@@ -362,7 +451,7 @@ static void s_apply(s_sim_t *s, const rf_answer_t *a, const s_qpod_t *qp, int32_
     }
 }
 
-/* One scheduling round. *bound: pods bound; *started: jobs started. */
+/* One scheduling round. *bound: pods bound; *started: jobs started or preempted (the running set changed). */
 static rf_status s_round(s_sim_t *s, int32_t *bound, int32_t *started, rf_error_t *err)
 {
     *bound = *started = 0;
@@ -375,12 +464,22 @@ static rf_status s_round(s_sim_t *s, int32_t *bound, int32_t *started, rf_error_
     p->options.threads = 1;
     p->options.admission = s->o->admission;
     p->options.value_resource_name = "nvidia.com/gpu";
+    p->options.preemption = s->preempt ? RF_PREEMPT_LOWER_PRIORITY : RF_PREEMPT_NEVER;
+    int32_t n_run = s->preempt ? s->n_running : 0;
+    int32_t *run_ids = malloc((size_t)(n_run > 0 ? n_run : 1) * sizeof(int32_t));
+    if (!run_ids) {
+        rf_problem_destroy(&p);
+        return rf_error_set(err, RF_ENOMEM, "", "sim: out of memory");
+    }
+    memcpy(run_ids, s->running, (size_t)n_run * sizeof(int32_t));
     s_qpod_t *qp = NULL;
     int32_t n_q = 0;
     rf_answer_t *a = NULL;
     rf_status st = gpu < 0 ? rf_error_set(err, RF_ENOMEM, "", "sim: out of memory") : s_nodes(s, p, gpu, err);
     if (st == RF_OK)
         st = s_gangs(s, p, gpu, &qp, &n_q, err);
+    if (st == RF_OK && s->preempt)
+        st = s_running(s, p, gpu, err);
     if (st == RF_OK) {
         rf_limits_t lim;
         rf_limits_default(&lim);
@@ -400,8 +499,6 @@ static rf_status s_round(s_sim_t *s, int32_t *bound, int32_t *started, rf_error_
         st = s_check(p, a, sim_policy_name(s->o->policy), err);
     if (st == RF_OK)
         s_apply(s, a, qp, bound);
-    rf_answer_destroy(&a);
-    rf_problem_destroy(&p);
     free(qp);
     /* start complete jobs; requeue the rest (kube: their pods re-enter the queue now) */
     int32_t keep = 0, partial = 0;
@@ -426,6 +523,14 @@ static rf_status s_round(s_sim_t *s, int32_t *bound, int32_t *started, rf_error_
         s->n_waiting = keep;
     if (partial > s->r->partial_peak)
         s->r->partial_peak = partial;
+    if (st == RF_OK && n_run > 0) { /* after the starts: the preempted go back to the queue */
+        int32_t before = s->r->preemptions;
+        s_preempted(s, a, run_ids, n_run);
+        *started += s->r->preemptions - before; /* the running set changed */
+    }
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&p);
+    free(run_ids);
     return st;
 }
 
@@ -438,7 +543,8 @@ static void s_finish(s_sim_t *s, int32_t ji)
     j->state = S_DONE;
     jr->end = s->now;
     jr->finished = true;
-    jr->sigma = (jr->end - jr->start) / s->t->jobs[ji].duration;
+    j->run_s += s->now - j->run_start;
+    jr->sigma = j->run_s / s->t->jobs[ji].duration;
     comm_job_fini(&j->comm);
 }
 
@@ -550,6 +656,8 @@ static rf_status s_init(s_sim_t *s, rf_error_t *err)
     if (!s->jobs || !s->free || !s->running || !s->waiting || !s->cj || !s->scratch || !s->mark || !s->r->jobs)
         return rf_error_set(err, RF_ENOMEM, "", "sim: out of memory");
     s->r->n_jobs = N;
+    for (int32_t i = 1; i < N && s->o->preempt; i++)
+        s->preempt = s->preempt || s->t->jobs[i].priority != s->t->jobs[0].priority;
     for (int32_t n = 0; n < c->n_nodes; n++)
         s->free[n] = c->gpus[n];
     for (int32_t i = 0; i < N; i++) {
@@ -692,6 +800,7 @@ void sim_opts_default(sim_opts_t *o)
     o->round_ms = 200;
     o->max_queue = 512;
     o->admission = RF_ADMIT_VALUE;
+    o->preempt = true;
 }
 
 rf_status sim_run(const sim_cluster_t *c, const sim_trace_t *t, const comm_profile_t *comm, const sim_opts_t *o,

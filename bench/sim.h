@@ -16,6 +16,10 @@
  * - kueue: bench_strategy_kueue (one gang at a time, TAS best fit);
  * - greedy, ilp, auto: rf_solve in that mode (ilp and auto within
  *   round_ms per round, one thread).
+ * When the jobs' priorities differ, the running jobs go to every round as
+ * the problem's running gangs (preemption lower_priority): a preempted job
+ * frees its GPUs and waits again, keeping the work it has done (the kube and
+ * kueue baselines never preempt).
  * Invariants: the same cluster, trace, options and seed give the same
  * result for kube, kueue and greedy; ilp and auto too whenever their rounds
  * end before the time limit (otherwise the best answer at the limit). */
@@ -68,6 +72,8 @@ typedef struct {
     int32_t pod_gpus;  /* GPUs per pod (0: the host size) */
     rf_admission admission;
     double max_time; /* stop the replay at this simulated second (0: when every job is done) */
+    bool preempt;    /* when the jobs' priorities differ, running jobs go to every round as running gangs
+                      * and may be preempted (default true) */
     void (*progress)(void *ctx, double now, int32_t done, int32_t total);
     void *progress_ctx;
 } sim_opts_t;
@@ -79,7 +85,8 @@ typedef struct {
     double first_pod;          /* the first pod bound (kube), else start */
     int32_t gpus, pods, hosts, racks, blocks;
     comm_family_id family;
-    double sigma; /* (end - start) / duration */
+    double sigma;      /* time run (all runs) / duration */
+    int32_t preempted; /* times preempted (start is the first start) */
     bool finished;
 } sim_job_result_t;
 
@@ -110,6 +117,7 @@ typedef struct {
     int32_t deadlocks;                           /* kube: deadlock episodes */
     double deadlock_s;                           /* time spent deadlocked (until progress or the end of the replay) */
     bool deadlocked_at_end;
+    int32_t preemptions; /* running jobs preempted (they resume where they stopped) */
     int32_t rounds;
     double solve_ms, solve_ms_max; /* policy time, total and worst round */
     double wall_ms;

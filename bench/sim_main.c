@@ -5,6 +5,7 @@
  *                     [--seed S] [--hours H] [--jobs N] [--size-scale K] [--time-scale F]
  *                     [--pod-gpus G] [--round-ms MS] [--max-queue N] [--admission value|ordered]
  *                     [--max-time S] [--oversub U=R,...] [--no-contention] [--comm on|off|both]
+ *                     [--high-share X] [--no-preempt]
  *
  * Every policy runs on the same arrivals, once with the communication model
  * and once without (--comm both, the default), and the report compares them.
@@ -41,6 +42,8 @@ static const char s_usage[] =
     "  --max-time S        stop the replay at simulated second S (default: when all jobs are done)\n"
     "  --oversub U=R,...   uplink oversubscription U levels above hosts (default 1=1,2=7)\n"
     "  --no-contention     no uplink sharing between jobs\n"
+    "  --high-share X      traces without priorities: this share of jobs (drawn by seed) gets priority 100\n"
+    "  --no-preempt        never preempt (by default, when priorities differ, running jobs may be preempted)\n"
     "  --comm on|off|both  with the communication model, without, or both (default both)\n";
 
 static void s_die(int code, const char *fmt, ...)
@@ -121,6 +124,10 @@ static void s_parse(int argc, char **argv, s_args_t *a)
             a->cp.contention = false;
             continue;
         }
+        if (strcmp(f, "--no-preempt") == 0) {
+            a->so.preempt = false;
+            continue;
+        }
         if (strcmp(f, "-h") == 0 || strcmp(f, "--help") == 0) {
             fputs(s_usage, stdout);
             exit(0);
@@ -152,6 +159,8 @@ static void s_parse(int argc, char **argv, s_args_t *a)
             a->so.round_ms = (int64_t)s_num(f, v, 1, 3.6e6);
         else if (strcmp(f, "--max-queue") == 0)
             a->so.max_queue = (int32_t)s_num(f, v, 1, 1e7);
+        else if (strcmp(f, "--high-share") == 0)
+            a->to.high_share = s_num(f, v, 0, 1);
         else if (strcmp(f, "--max-time") == 0)
             a->so.max_time = s_num(f, v, 0, 1e12);
         else if (strcmp(f, "--oversub") == 0)

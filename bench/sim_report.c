@@ -180,15 +180,15 @@ static rf_status s_jobs_csv(const char *dir, const sim_run_t *runs, int32_t n_ru
     if (!fp)
         return err->code;
     fprintf(fp, "policy,comm,job,model,family,gpus,pods,submit_s,first_pod_s,start_s,end_s,duration_s,sigma,hosts,"
-                "racks,blocks,finished\n");
+                "racks,blocks,finished,preempted,priority\n");
     for (int32_t k = 0; k < n_runs; k++)
         for (int32_t i = 0; i < runs[k].res.n_jobs; i++) {
             const sim_job_result_t *j = &runs[k].res.jobs[i];
-            fprintf(fp, "%s,%s,%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.5f,%d,%d,%d,%d\n",
+            fprintf(fp, "%s,%s,%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.5f,%d,%d,%d,%d,%d,%lld\n",
                     sim_policy_name(runs[k].policy), runs[k].comm_on ? "on" : "off", t->jobs[i].name, t->jobs[i].model,
                     comm_family_name(t->jobs[i].family), (int)j->gpus, (int)j->pods, j->submit, j->first_pod, j->start,
                     j->end, t->jobs[i].duration, j->sigma, (int)j->hosts, (int)j->racks, (int)j->blocks,
-                    j->finished ? 1 : 0);
+                    j->finished ? 1 : 0, (int)j->preempted, (long long)t->jobs[i].priority);
         }
     return s_close(fp, path, err);
 }
@@ -202,17 +202,17 @@ static void s_row(FILE *fp, const sim_run_t *r, bool html)
                  (int)x->deadlocks, x->deadlocked_at_end ? " (at end)" : "");
     const char *b = html ? "<tr><td>" : "| ", *m = html ? "</td><td>" : " | ", *e = html ? "</td></tr>\n" : " |\n";
     fprintf(fp,
-            "%s%s%s%d/%d%s%.3g%s%.3g%s%.3g%s%.3g%s%.3g%s%.3g%s%.3f%s%.3f%s%.1f%s%d / %d / %d%s%.3f%s%s%s%d%s%.0f / "
+            "%s%s%s%d/%d%s%.3g%s%.3g%s%.3g%s%.3g%s%.3g%s%.3g%s%.3f%s%.3f%s%.1f%s%d / %d / %d%s%.3f%s%d%s%s%s%d%s%.0f / "
             "%.0f%s%.1f%s",
             b, sim_policy_name(r->policy), m, (int)x->finished, (int)(x->finished + x->unfinished), m,
             x->jct_mean / 3600, m, x->jct_p50 / 3600, m, x->jct_p99 / 3600, m, x->wait_mean / 3600, m,
             x->wait_p99 / 3600, m, x->makespan / 3600, m, x->u_alloc, m, x->u_eff, m, x->frag_mean, m,
-            (int)x->multi_host, (int)x->span_racks, (int)x->span_blocks, m, x->sigma_mean, m, kube, m, (int)x->rounds,
-            m, x->solve_ms, x->solve_ms_max, m, x->wall_ms / 1000, e);
+            (int)x->multi_host, (int)x->span_racks, (int)x->span_blocks, m, x->sigma_mean, m, (int)x->preemptions, m,
+            kube, m, (int)x->rounds, m, x->solve_ms, x->solve_ms_max, m, x->wall_ms / 1000, e);
 }
 
 static const char s_head[] = "policy | done | JCT mean | JCT p50 | JCT p99 | wait mean | wait p99 | makespan | "
-                             "U alloc | U eff | frag GPUs | multi-host / >1 rack / >1 block | sigma | "
+                             "U alloc | U eff | frag GPUs | multi-host / >1 rack / >1 block | sigma | preempted | "
                              "kube partial / peak / idle GPU-h / deadlocks | rounds | solve ms total / max | wall s";
 
 static rf_status s_summary_csv(const char *dir, const sim_run_t *runs, int32_t n_runs, rf_error_t *err)
@@ -224,18 +224,19 @@ static rf_status s_summary_csv(const char *dir, const sim_run_t *runs, int32_t n
     fprintf(fp, "policy,comm,finished,unfinished,too_big,jct_mean_h,jct_p50_h,jct_p99_h,wait_mean_h,wait_p50_h,"
                 "wait_p99_h,makespan_h,u_alloc,u_eff,frag_gpus,multi_host,span_racks,span_blocks,sigma_mean,"
                 "partial_jobs,partial_peak,idle_gpu_h,deadlocks,deadlock_h,deadlocked_at_end,rounds,solve_ms,"
-                "solve_ms_max,wall_ms\n");
+                "solve_ms_max,wall_ms,preemptions\n");
     for (int32_t k = 0; k < n_runs; k++) {
         const sim_result_t *x = &runs[k].res;
         fprintf(fp,
                 "%s,%s,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f,%.5f,%.4f,%d,%d,%d,%.5f,%d,%d,%.5g,%d,%.5g,%d,"
-                "%d,%.1f,%.1f,%.1f\n",
+                "%d,%.1f,%.1f,%.1f,%d\n",
                 sim_policy_name(runs[k].policy), runs[k].comm_on ? "on" : "off", (int)x->finished, (int)x->unfinished,
                 (int)x->too_big, x->jct_mean / 3600, x->jct_p50 / 3600, x->jct_p99 / 3600, x->wait_mean / 3600,
                 x->wait_p50 / 3600, x->wait_p99 / 3600, x->makespan / 3600, x->u_alloc, x->u_eff, x->frag_mean,
                 (int)x->multi_host, (int)x->span_racks, (int)x->span_blocks, x->sigma_mean, (int)x->partial_jobs,
                 (int)x->partial_peak, x->idle_gpu_h, (int)x->deadlocks, x->deadlock_s / 3600,
-                x->deadlocked_at_end ? 1 : 0, (int)x->rounds, x->solve_ms, x->solve_ms_max, x->wall_ms);
+                x->deadlocked_at_end ? 1 : 0, (int)x->rounds, x->solve_ms, x->solve_ms_max, x->wall_ms,
+                (int)x->preemptions);
     }
     return s_close(fp, path, err);
 }
@@ -373,10 +374,12 @@ static rf_status s_html(const char *dir, const sim_report_params_t *p, const sim
             (long long)p->cluster->total_gpus, (int)p->cluster->g_host);
     fprintf(fp,
             "<tr><td>options</td><td>seed %llu, hours %g (0: all), jobs %d (0: all), size scale %g, time scale %g, "
-            "pod GPUs %d (0: host), round %lld ms, max queue %d, admission %s, max time %g s</td></tr>\n",
+            "pod GPUs %d (0: host), round %lld ms, max queue %d, admission %s, max time %g s, preemption %s, "
+            "drawn high-priority share %g</td></tr>\n",
             (unsigned long long)p->trace_opts->seed, p->trace_opts->hours, (int)p->trace_opts->max_jobs,
             p->trace_opts->size_scale, p->trace_opts->time_scale, (int)p->opts->pod_gpus, (long long)p->opts->round_ms,
-            (int)p->opts->max_queue, p->opts->admission == RF_ADMIT_VALUE ? "value" : "ordered", p->opts->max_time);
+            (int)p->opts->max_queue, p->opts->admission == RF_ADMIT_VALUE ? "value" : "ordered", p->opts->max_time,
+            p->opts->preempt ? "when priorities differ" : "off", p->trace_opts->high_share);
     fprintf(fp,
             "<tr><td>communication model</td><td>NVLink %g GB/s, NIC %g GB/s per GPU, contention %s, "
             "oversubscription by level above hosts:",

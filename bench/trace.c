@@ -139,38 +139,43 @@ typedef enum { S_TIRESIAS, S_POLLUX, S_OPENB, S_SIM } s_format;
 typedef struct {
     s_format fmt;
     int32_t name, submit, gpus, duration, model, gpu_milli, sched, del;
+    int32_t qos;  /* openb only, else -1 */
+    int32_t prio; /* sim only (optional `priority` column), else -1 */
 } s_cols_t;
 
 static rf_status s_header(const s_row_t *h, s_cols_t *c, rf_error_t *err)
 {
-    memset(c, -1, sizeof(*c));
+    memset(c, -1, sizeof(*c)); /* -1: no such column */
     if (s_col(h, "job_id") >= 0 && s_col(h, "num_gpu") >= 0 && s_col(h, "submit_time") >= 0) {
-        *c = (s_cols_t){S_TIRESIAS,
-                        s_col(h, "job_id"),
-                        s_col(h, "submit_time"),
-                        s_col(h, "num_gpu"),
-                        s_col(h, "duration"),
-                        s_col(h, "model_name"),
-                        -1,
-                        -1,
-                        -1};
+        c->fmt = S_TIRESIAS;
+        c->name = s_col(h, "job_id");
+        c->submit = s_col(h, "submit_time");
+        c->gpus = s_col(h, "num_gpu");
+        c->duration = s_col(h, "duration");
+        c->model = s_col(h, "model_name");
     } else if (s_col(h, "num_replicas") >= 0 && s_col(h, "time") >= 0 && s_col(h, "application") >= 0) {
-        *c = (s_cols_t){
-            S_POLLUX, s_col(h, "name"), s_col(h, "time"), s_col(h, "num_replicas"), -1, s_col(h, "application"), -1, -1,
-            -1};
+        c->fmt = S_POLLUX;
+        c->name = s_col(h, "name");
+        c->submit = s_col(h, "time");
+        c->gpus = s_col(h, "num_replicas");
+        c->model = s_col(h, "application");
     } else if (s_col(h, "num_gpu") >= 0 && s_col(h, "creation_time") >= 0 && s_col(h, "scheduled_time") >= 0) {
-        *c = (s_cols_t){S_OPENB, s_col(h, "name"),      s_col(h, "creation_time"),  s_col(h, "num_gpu"),      -1,
-                        -1,      s_col(h, "gpu_milli"), s_col(h, "scheduled_time"), s_col(h, "deletion_time")};
+        c->fmt = S_OPENB;
+        c->name = s_col(h, "name");
+        c->submit = s_col(h, "creation_time");
+        c->gpus = s_col(h, "num_gpu");
+        c->gpu_milli = s_col(h, "gpu_milli");
+        c->sched = s_col(h, "scheduled_time");
+        c->del = s_col(h, "deletion_time");
+        c->qos = s_col(h, "qos");
     } else if (s_col(h, "submit") >= 0 && s_col(h, "gpus") >= 0 && s_col(h, "duration") >= 0) {
-        *c = (s_cols_t){S_SIM,
-                        s_col(h, "name"),
-                        s_col(h, "submit"),
-                        s_col(h, "gpus"),
-                        s_col(h, "duration"),
-                        s_col(h, "model"),
-                        -1,
-                        -1,
-                        -1};
+        c->fmt = S_SIM;
+        c->name = s_col(h, "name");
+        c->submit = s_col(h, "submit");
+        c->gpus = s_col(h, "gpus");
+        c->duration = s_col(h, "duration");
+        c->model = s_col(h, "model");
+        c->prio = s_col(h, "priority");
     } else {
         return rf_error_set(err, RF_EPARSE, "",
                             "%s: unknown trace format (header '%s,...'): expected Tiresias, "
@@ -230,6 +235,18 @@ static rf_status s_row(const s_cols_t *c, const s_row_t *r, const sim_trace_opts
     job->duration = dur;
     job->family = s_family(job->model);
     job->row = r->line;
+    if (c->prio >= 0) {
+        double pr;
+        RF_CALL(s_num(r, c->prio, "priority", false, &pr, err));
+        if (pr != floor(pr) || fabs(pr) > 1e15)
+            return rf_error_set(err, RF_EPARSE, "", "%s:%d: priority must be an integer", r->path, (int)r->line);
+        job->priority = (int64_t)pr;
+    } else if (c->qos >= 0 && c->qos < r->n) /* openb: latency-sensitive above best-effort */
+        job->priority = strcmp(r->f[c->qos], "LS") == 0 ? 100 : strcmp(r->f[c->qos], "BE") == 0 ? 0 : 50;
+    else if (o->high_share > 0) {
+        uint64_t x = o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)r->line * 0xD1B54A32D192ED03ull + 7;
+        job->priority = (double)(s_splitmix(&x) >> 11) / 9007199254740992.0 < o->high_share ? 100 : 0;
+    }
     if (o->llm_3d_from > 0 && job->gpus >= o->llm_3d_from)
         job->family = COMM_LLM_3D;
     else if (o->llm_dp_from > 0 && job->gpus >= o->llm_dp_from && job->family != COMM_LLM_3D)
@@ -305,8 +322,9 @@ rf_status sim_trace_read(const char *path, const sim_trace_opts_t *o, sim_trace_
     memset(out, 0, sizeof(*out));
     if (strchr(path, ','))
         return s_read_list(path, o, out, err);
-    if (!(o->size_scale > 0) || !(o->time_scale > 0))
-        return rf_error_set(err, RF_EINVAL, "", "trace: --size-scale and --time-scale must be > 0");
+    if (!(o->size_scale > 0) || !(o->time_scale > 0) || !(o->high_share >= 0 && o->high_share <= 1))
+        return rf_error_set(err, RF_EINVAL, "",
+                            "trace: --size-scale and --time-scale must be > 0, --high-share in [0, 1]");
     char *text = NULL;
     size_t len = 0;
     RF_CALL(rf__read_file(path, (size_t)o->max_bytes, &text, &len, err));

@@ -9,8 +9,8 @@
  *   realistic workloads; no duration: drawn per application, see trace.c);
  * - openb:    `name,cpu_milli,memory_mib,num_gpu,gpu_milli,...,creation_time,
  *   deletion_time,scheduled_time` (Alibaba GPU v2023; one pod per job);
- * - sim:      `name,submit,duration,gpus,model` (this simulator's own, for
- *   hand-made scenarios such as tests/data/sim/).
+ * - sim:      `name,submit,duration,gpus,model[,priority]` (this simulator's
+ *   own, for hand-made scenarios such as tests/data/sim/).
  *
  * Invariants of a read trace: jobs sorted by submit time (ties in file
  * order), submit >= 0 relative to the first job, duration > 0, gpus >= 1.
@@ -29,8 +29,10 @@ typedef struct {
     double duration; /* s on a packed placement (D*) */
     int32_t gpus;
     comm_family_id family;
-    char model[24]; /* the trace's model name, "" when none */
-    int32_t row;    /* data row in the file (ties in submit time keep file order) */
+    char model[24];   /* the trace's model name, "" when none */
+    int32_t row;      /* data row in the file (ties in submit time keep file order) */
+    int64_t priority; /* sim: its column; openb: qos LS 100, BE 0, other 50; else 100 for a drawn share
+                       * (high_share) and 0 */
 } sim_job_t;
 
 typedef struct {
@@ -50,6 +52,7 @@ typedef struct {
     int32_t llm_dp_from; /* jobs of at least this many GPUs are modelled as llm-dp (0: never) */
     int32_t llm_3d_from; /* ... and of at least this many as llm-3d (0: never) */
     int64_t max_bytes;   /* largest trace file read */
+    double high_share;   /* traces without priorities: this share of jobs (drawn per row) gets priority 100 */
 } sim_trace_opts_t;
 
 void sim_trace_opts_default(sim_trace_opts_t *o);

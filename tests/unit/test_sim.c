@@ -248,3 +248,40 @@ Test(sim, too_big_and_max_time)
     sim_cluster_fini(&c);
     rf_test_no_leaks();
 }
+
+/* tests/data/sim/preempt.csv on the same 16 GPUs: L (priority 0, 16 GPUs, 10 s) at t=0, H (priority 100, 8 GPUs,
+ * 5 s) at t=2. greedy, ilp, auto: at t=2 H preempts L (its value at priority 100 beats keeping L), runs 2..7; L
+ * waits with 8 s left and resumes at 7: 7..15 (first start 0, preempted once, 10 s run in all). The kube and kueue
+ * baselines never preempt: L 0..10, H 10..15. Without preemption every policy runs it the kueue way. */
+Test(sim, preemption_by_priority)
+{
+    sim_cluster_t c;
+    sim_trace_t t;
+    s_load(&c, &t, "fabric:1x2x2x4", "preempt.csv");
+    cr_assert_eq(t.jobs[1].priority, 100);
+    sim_result_t r;
+    for (sim_policy_id p = SIM_KUBE; p <= SIM_AUTO; p++) {
+        s_run(&c, &t, p, false, &r);
+        bool pre = p >= SIM_GREEDY;
+        s_expect(&r, 0, 0, pre ? 15 : 10, sim_policy_name(p));
+        s_expect(&r, 1, pre ? 2 : 10, pre ? 7 : 15, sim_policy_name(p));
+        cr_expect_eq(r.preemptions, pre ? 1 : 0, "%s", sim_policy_name(p));
+        cr_expect_eq(r.jobs[0].preempted, pre ? 1 : 0);
+        cr_expect_eq(r.jobs[0].sigma, 1.0, "L ran 10 s in all");
+        sim_result_fini(&r);
+    }
+    comm_profile_t cp;
+    comm_profile_default(&cp);
+    cp.on = false;
+    sim_opts_t o;
+    sim_opts_default(&o);
+    o.preempt = false;
+    rf_error_t err;
+    cr_assert_eq(sim_run(&c, &t, &cp, &o, &r, &err), RF_OK, "%s", err.message);
+    s_expect(&r, 0, 0, 10, "greedy without preemption");
+    s_expect(&r, 1, 10, 15, "greedy without preemption");
+    sim_result_fini(&r);
+    sim_trace_fini(&t);
+    sim_cluster_fini(&c);
+    rf_test_no_leaks();
+}

@@ -112,6 +112,7 @@ Test(trace, openb_skips_cpu_only_and_never_scheduled)
     cr_expect_eq(t.jobs[1].gpus, 1);
     cr_expect_eq(t.jobs[1].submit, 427061);
     cr_expect_eq(t.jobs[1].duration, 12902960 - 427061);
+    cr_expect_eq(t.jobs[1].priority, 100, "qos LS: latency-sensitive");
     sim_trace_fini(&t);
     o.hours = 1000000 / 3600.0; /* the first 10^6 s: pods 0000 and 0001 */
     cr_assert_eq(s_read("openb-11.csv", &o, &t, &err), RF_OK, "%s", err.message);
@@ -165,5 +166,33 @@ Test(trace, several_files_merge_as_tenants)
     cr_assert_eq(sim_trace_read(paths, &o, &t, &err), RF_OK, "%s", err.message);
     cr_expect_eq(t.n, 2);
     sim_trace_fini(&t);
+    rf_test_no_leaks();
+}
+
+Test(trace, drawn_priorities)
+{
+    sim_trace_opts_t o;
+    sim_trace_opts_default(&o);
+    sim_trace_t a, b;
+    rf_error_t err;
+    rf_error_clear(&err);
+    cr_assert_eq(s_read("tiresias-10.csv", &o, &a, &err), RF_OK, "%s", err.message);
+    for (int32_t i = 0; i < a.n; i++)
+        cr_expect_eq(a.jobs[i].priority, 0, "no priorities without --high-share");
+    sim_trace_fini(&a);
+    o.high_share = 0.5;
+    cr_assert_eq(s_read("tiresias-10.csv", &o, &a, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(s_read("tiresias-10.csv", &o, &b, &err), RF_OK, "%s", err.message);
+    int high = 0;
+    for (int32_t i = 0; i < a.n; i++) {
+        cr_expect(a.jobs[i].priority == 0 || a.jobs[i].priority == 100);
+        cr_expect_eq(a.jobs[i].priority, b.jobs[i].priority, "same seed, same priorities");
+        high += a.jobs[i].priority == 100;
+    }
+    cr_expect(high > 0 && high < a.n, "%d of %d drawn high", high, (int)a.n);
+    sim_trace_fini(&a);
+    sim_trace_fini(&b);
+    o.high_share = 2;
+    cr_expect_eq(s_read("tiresias-10.csv", &o, &a, &err), RF_EINVAL);
     rf_test_no_leaks();
 }

@@ -192,7 +192,7 @@ static rf_status s_header(const s_row_t *h, s_cols_t *c, rf_error_t *err)
 static rf_status s_row(const s_cols_t *c, const s_row_t *r, const sim_trace_opts_t *o, sim_job_t *job, bool *keep,
                        rf_error_t *err)
 {
-    double submit, gpus, dur = NAN;
+    double submit = 0, gpus = 0, dur = NAN;
     *keep = true;
     memset(job, 0, sizeof(*job));
     RF_CALL(s_num(r, c->submit, "submit time", c->fmt == S_OPENB, &submit, err));
@@ -211,7 +211,7 @@ static rf_status s_row(const s_cols_t *c, const s_row_t *r, const sim_trace_opts
         dur = s_pollux_base(job->model) * exp(0.5 * s_normal(o->seed, r->line));
         break;
     case S_OPENB: {
-        double sched, del;
+        double sched = NAN, del = NAN;
         RF_CALL(s_num(r, c->sched, "scheduled_time", true, &sched, err));
         RF_CALL(s_num(r, c->del, "deletion_time", true, &del, err));
         if (isnan(sched) || isnan(del) || isnan(submit) || gpus < 1) { /* never scheduled, or CPU only */
@@ -236,7 +236,7 @@ static rf_status s_row(const s_cols_t *c, const s_row_t *r, const sim_trace_opts
     job->family = s_family(job->model);
     job->row = r->line;
     if (c->prio >= 0) {
-        double pr;
+        double pr = 0;
         RF_CALL(s_num(r, c->prio, "priority", false, &pr, err));
         if (pr != floor(pr) || fabs(pr) > 1e15)
             return rf_error_set(err, RF_EPARSE, "", "%s:%d: priority must be an integer", r->path, (int)r->line);

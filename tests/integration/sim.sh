@@ -8,7 +8,8 @@
 #   output: summary.csv/.md, jobs.csv, the CSV of each plot, report.html
 #   (with the plots inline when gnuplot is installed);
 # - the same command twice gives the same summary (deterministic), and the
-#   hand scenario's jobs end where tests/unit/test_sim.c says;
+#   hand scenario's jobs end where tests/unit/test_sim.c says, with and
+#   without preemption;
 # - bad flags and inputs exit 2 (usage) or 1 (input) with a message naming
 #   what is wrong, never a crash.
 # Ends with `N passed, N failed`; exits non-zero on any failure.
@@ -81,6 +82,19 @@ if [[ "$(grep '^greedy,off,' "$tmp/h/jobs.csv" | cut -d, -f3,10,11 | tr '\n' ' '
 else
     fail "hand scenario: $(cat "$tmp/h/jobs.csv")"
 fi
+
+# preemption (tests/unit/test_sim.c): H (priority 100) preempts L at t=2 and runs 2..7; never with --no-preempt
+for flag in "" --no-preempt; do
+    "$b" sim --trace "$src_dir/tests/data/sim/preempt.csv" --cluster fabric:1x2x2x4 --policy greedy --comm off \
+        --out "$tmp/p" $flag >/dev/null 2>&1
+    want="H,2.000,7.000"
+    [[ -n $flag ]] && want="H,10.000,15.000"
+    if [[ "$(grep '^greedy,off,H,' "$tmp/p/jobs.csv" | cut -d, -f3,10,11)" == "$want" ]]; then
+        pass "preemption ${flag:-on}"
+    else
+        fail "preemption ${flag:-on}: $(cat "$tmp/p/jobs.csv")"
+    fi
+done
 
 expect_error() { # CODE PATTERN ARGS...: exit CODE, stderr matches PATTERN
     local code=$1 pat=$2

@@ -2,12 +2,14 @@
  * that includes <msgpack.h>.
  *
  * Invariants:
- * - rf__mp_decode never hands bytes to msgpack-c that rf__mp_prescan has not
- *   accepted, so msgpack-c's zone holds at most (24 + 48) bytes per input
- *   byte and its unpacker never meets a depth above RF__MP_MAX_DEPTH;
+ * - rf__mp_decode reads only bytes that rf__mp_prescan accepted, straight
+ *   into the document (s_read: no msgpack-c object tree in between); every
+ *   read is bounds-checked again, and a container is allocated only when
+ *   the bytes left can hold its declared elements, so the document holds at
+ *   most ~(16 + 32) bytes per input byte and nesting stays within
+ *   RF__MP_MAX_DEPTH even for bytes that were not scanned;
  * - every string in a decoded document is a NUL-terminated copy in the
- *   caller's arena; the msgpack-c zone is freed before rf__mp_decode returns,
- *   on every path;
+ *   caller's arena;
  * - the writer's buffer is malloc'ed (msgpack_sbuffer uses realloc), so a
  *   taken buffer is released with free(). */
 #include "codec.h"
@@ -420,88 +422,190 @@ static rf_status s_string(s_dec_t *d, const char *s, uint32_t n, const char **ou
     return *out ? RF_OK : s_nomem(d);
 }
 
-static rf_status s_convert(s_dec_t *d, const msgpack_object *o, rf_doc_t *out)
+/* Stage 3 and 4 in one walk: the pre-scanned bytes straight into the
+ * document (msgpack-c's object tree, one more copy of every element, is
+ * not built). Every read is still bounds-checked: the pre-scan is what
+ * refuses bad input with its offset; a check failing here means bytes that
+ * were not the ones scanned, reported as a parse error. */
+typedef struct {
+    const unsigned char *p, *end;
+} s_cur_t;
+
+static uint64_t s_take(s_cur_t *c, int n)
+{
+    uint64_t v = 0;
+    for (int k = 0; k < n; k++)
+        v = (v << 8) | c->p[k];
+    c->p += n;
+    return v;
+}
+
+static rf_status s_short(s_dec_t *d)
+{
+    return rf_error_set(d->err, RF_EPARSE, s_path(d), "the message ends inside a value (truncated)");
+}
+
+static rf_status s_read(s_dec_t *d, s_cur_t *c, rf_doc_t *out);
+
+static rf_status s_read_str(s_dec_t *d, s_cur_t *c, uint64_t n, const char **s, uint32_t *len, const char *what)
+{
+    if (n > (uint64_t)(c->end - c->p))
+        return s_short(d);
+    *len = (uint32_t)n;
+    RF_CALL(s_string(d, (const char *)c->p, (uint32_t)n, s, what));
+    c->p += n;
+    return RF_OK;
+}
+
+/* The string header at the cursor (a map key): its length, or -1. */
+static int64_t s_str_header(s_cur_t *c)
+{
+    if (c->p >= c->end)
+        return -1;
+    unsigned char t = *c->p;
+    int w = t >= 0xa0 && t <= 0xbf ? 0 : t == 0xd9 ? 1 : t == 0xda ? 2 : t == 0xdb ? 4 : -1;
+    if (w < 0 || c->end - c->p < 1 + w)
+        return -1;
+    c->p++;
+    return w == 0 ? (int64_t)(t & 0x1f) : (int64_t)s_take(c, w);
+}
+
+static rf_status s_read_array(s_dec_t *d, s_cur_t *c, uint64_t n, rf_doc_t *out)
+{
+    out->type = RF_DOC_ARRAY;
+    if (n > (uint64_t)(c->end - c->p)) /* each element takes a byte at least */
+        return s_short(d);
+    out->u.items = rf__arena_alloc(d->arena, (size_t)n * sizeof(rf_doc_t));
+    if (!out->u.items && n)
+        return s_nomem(d);
+    if (d->n_seg >= RF__MP_MAX_DEPTH + 1)
+        return rf_error_set(d->err, RF_ELIMIT, s_path(d), "nesting deeper than %d", RF__MP_MAX_DEPTH);
+    d->n_seg++;
+    for (uint64_t i = 0; i < n; i++) {
+        d->seg[d->n_seg - 1] = (s_seg_t){NULL, (long)i};
+        RF_CALL(s_read(d, c, &out->u.items[i]));
+        out->len = (uint32_t)(i + 1);
+    }
+    d->n_seg--;
+    return RF_OK;
+}
+
+static rf_status s_read_map(s_dec_t *d, s_cur_t *c, uint64_t n, rf_doc_t *out)
+{
+    out->type = RF_DOC_MAP;
+    if (n > (uint64_t)(c->end - c->p) / 2)
+        return s_short(d);
+    out->u.pairs = rf__arena_alloc(d->arena, (size_t)n * sizeof(rf_doc_kv_t));
+    if (!out->u.pairs && n)
+        return s_nomem(d);
+    if (d->n_seg >= RF__MP_MAX_DEPTH + 1)
+        return rf_error_set(d->err, RF_ELIMIT, s_path(d), "nesting deeper than %d", RF__MP_MAX_DEPTH);
+    for (uint64_t i = 0; i < n; i++) {
+        rf_doc_kv_t *dst = &out->u.pairs[i];
+        int64_t kl = s_str_header(c);
+        if (kl < 0)
+            return rf_error_set(d->err, RF_EPARSE, s_path(d), "a map key must be a string");
+        RF_CALL(s_read_str(d, c, (uint64_t)kl, &dst->key, &dst->key_len, "a key"));
+        d->seg[d->n_seg++] = (s_seg_t){dst->key, 0};
+        RF_CALL(s_read(d, c, &dst->value));
+        d->n_seg--;
+        out->len = (uint32_t)(i + 1);
+    }
+    bool oom = false;
+    const char *dup = s_duplicate_key(out, &oom);
+    if (oom)
+        return s_nomem(d);
+    if (dup) {
+        d->seg[d->n_seg++] = (s_seg_t){dup, 0};
+        return rf_error_set(d->err, RF_EPARSE, s_path(d), "duplicate key");
+    }
+    return RF_OK;
+}
+
+/* One value at the cursor. A table of tags would be no clearer than this
+ * switch over MessagePack's type bytes (the spec's own order). */
+static rf_status s_read(s_dec_t *d, s_cur_t *c, rf_doc_t *out)
 {
     out->offset = -1;
     out->len = 0;
-    switch (o->type) {
-    case MSGPACK_OBJECT_NIL:
+    if (c->p >= c->end)
+        return s_short(d);
+    unsigned char t = *c->p++;
+    if (t <= 0x7f || t >= 0xe0) {
+        out->type = RF_DOC_INT;
+        out->u.i = t <= 0x7f ? (int64_t)t : (int64_t)(int8_t)t;
+        return RF_OK;
+    }
+    if (t <= 0x8f)
+        return s_read_map(d, c, t & 0x0f, out);
+    if (t <= 0x9f)
+        return s_read_array(d, c, t & 0x0f, out);
+    if (t <= 0xbf) {
+        out->type = RF_DOC_STR;
+        return s_read_str(d, c, t & 0x1f, &out->u.s, &out->len, "a string");
+    }
+    static const signed char widths[0x20] = {/* c0 */ 0, -1, 0, 0, -2, -2, -2, -3, -3, -3, 4, 8, 1, 2, 4, 8,
+                                             /* d0 */ 1, 2,  4, 8, -3, -3, -3, -3, -3, 1,  2, 4, 2, 4, 2, 4};
+    int w = widths[t - 0xc0];
+    if (w == -1)
+        return rf_error_set(d->err, RF_EPARSE, s_path(d), "the byte 0xc1 is never used in MessagePack");
+    if (w == -2)
+        return rf_error_set(d->err, RF_EPARSE, s_path(d), "bin values are not accepted (use strings)");
+    if (w == -3)
+        return rf_error_set(d->err, RF_EPARSE, s_path(d), "ext values are not accepted");
+    if (c->end - c->p < w)
+        return s_short(d);
+    uint64_t v = s_take(c, w);
+    switch (t) {
+    case 0xc0:
         out->type = RF_DOC_NULL;
         return RF_OK;
-    case MSGPACK_OBJECT_BOOLEAN:
+    case 0xc2:
+    case 0xc3:
         out->type = RF_DOC_BOOL;
-        out->u.b = o->via.boolean;
+        out->u.b = t == 0xc3;
         return RF_OK;
-    case MSGPACK_OBJECT_POSITIVE_INTEGER:
-        if (o->via.u64 > (uint64_t)INT64_MAX)
-            return rf_error_set(d->err, RF_ESCHEMA, s_path(d),
-                                "the integer %llu is above the largest accepted (2^63-1)",
-                                (unsigned long long)o->via.u64);
-        out->type = RF_DOC_INT;
-        out->u.i = (int64_t)o->via.u64;
-        return RF_OK;
-    case MSGPACK_OBJECT_NEGATIVE_INTEGER:
-        out->type = RF_DOC_INT;
-        out->u.i = o->via.i64;
-        return RF_OK;
-    case MSGPACK_OBJECT_FLOAT32:
-    case MSGPACK_OBJECT_FLOAT64:
+    case 0xca: {
+        uint32_t b32 = (uint32_t)v;
+        float f;
+        memcpy(&f, &b32, sizeof f);
         out->type = RF_DOC_FLOAT;
-        out->u.f = o->via.f64;
+        out->u.f = f;
         return RF_OK;
-    case MSGPACK_OBJECT_STR:
+    }
+    case 0xcb:
+        out->type = RF_DOC_FLOAT;
+        memcpy(&out->u.f, &v, sizeof out->u.f);
+        return RF_OK;
+    case 0xcc:
+    case 0xcd:
+    case 0xce:
+    case 0xcf:
+        if (v > (uint64_t)INT64_MAX)
+            return rf_error_set(d->err, RF_ESCHEMA, s_path(d),
+                                "the integer %llu is above the largest accepted (2^63-1)", (unsigned long long)v);
+        out->type = RF_DOC_INT;
+        out->u.i = (int64_t)v;
+        return RF_OK;
+    case 0xd0:
+    case 0xd1:
+    case 0xd2:
+    case 0xd3:
+        out->type = RF_DOC_INT;
+        /* sign-extend from w bytes */
+        out->u.i = w == 8 ? (int64_t)v : (int64_t)(v << (64 - 8 * w)) >> (64 - 8 * w);
+        return RF_OK;
+    case 0xd9:
+    case 0xda:
+    case 0xdb:
         out->type = RF_DOC_STR;
-        out->len = o->via.str.size;
-        return s_string(d, o->via.str.ptr, o->via.str.size, &out->u.s, "a string");
-    case MSGPACK_OBJECT_ARRAY: {
-        uint32_t n = o->via.array.size;
-        out->type = RF_DOC_ARRAY;
-        out->u.items = rf__arena_alloc(d->arena, (size_t)n * sizeof(rf_doc_t));
-        if (!out->u.items)
-            return s_nomem(d);
-        d->n_seg++;
-        for (uint32_t i = 0; i < n; i++) {
-            d->seg[d->n_seg - 1] = (s_seg_t){NULL, (long)i};
-            RF_CALL(s_convert(d, &o->via.array.ptr[i], &out->u.items[i]));
-            out->len = i + 1;
-        }
-        d->n_seg--;
-        return RF_OK;
+        return s_read_str(d, c, v, &out->u.s, &out->len, "a string");
+    case 0xdc:
+    case 0xdd:
+        return s_read_array(d, c, v, out);
+    default: /* 0xde, 0xdf */
+        return s_read_map(d, c, v, out);
     }
-    case MSGPACK_OBJECT_MAP: {
-        uint32_t n = o->via.map.size;
-        out->type = RF_DOC_MAP;
-        out->u.pairs = rf__arena_alloc(d->arena, (size_t)n * sizeof(rf_doc_kv_t));
-        if (!out->u.pairs)
-            return s_nomem(d);
-        for (uint32_t i = 0; i < n; i++) {
-            const msgpack_object_kv *kv = &o->via.map.ptr[i];
-            rf_doc_kv_t *dst = &out->u.pairs[i];
-            if (kv->key.type != MSGPACK_OBJECT_STR)
-                return rf_error_set(d->err, RF_EPARSE, s_path(d), "a map key must be a string");
-            RF_CALL(s_string(d, kv->key.via.str.ptr, kv->key.via.str.size, &dst->key, "a key"));
-            dst->key_len = kv->key.via.str.size;
-            d->seg[d->n_seg++] = (s_seg_t){dst->key, 0};
-            RF_CALL(s_convert(d, &kv->val, &dst->value));
-            d->n_seg--;
-            out->len = i + 1;
-        }
-        bool oom = false;
-        const char *dup = s_duplicate_key(out, &oom);
-        if (oom)
-            return s_nomem(d);
-        if (dup) {
-            d->seg[d->n_seg++] = (s_seg_t){dup, 0};
-            return rf_error_set(d->err, RF_EPARSE, s_path(d), "duplicate key");
-        }
-        return RF_OK;
-    }
-    case MSGPACK_OBJECT_BIN:
-        return rf_error_set(d->err, RF_EPARSE, s_path(d), "bin values are not accepted (use strings)");
-    case MSGPACK_OBJECT_EXT:
-        return rf_error_set(d->err, RF_EPARSE, s_path(d), "ext values are not accepted");
-    }
-    return rf_error_set(d->err, RF_EPARSE, s_path(d), "unknown MessagePack type");
 }
 
 static rf_status s_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena,
@@ -514,28 +618,16 @@ static rf_status s_decode(const void *data, size_t len, const rf__mp_limits_t *l
     if (!scanned)
         RF_CALL(rf__mp_prescan(data, len, limits, NULL, err));
 
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    msgpack_unpack_return ret = msgpack_unpack_next(&u, data, len, &off);
-    rf_status st = RF_OK;
-    if (ret == MSGPACK_UNPACK_NOMEM_ERROR) {
-        st = rf_error_set(err, RF_ENOMEM, "", "out of memory unpacking the message");
-    } else if (ret != MSGPACK_UNPACK_SUCCESS || off != len) {
-        /* The pre-scan accepted it: msgpack-c disagreeing is our bug. */
-        st = rf_error_set(err, RF_EPARSE, "", "the message is not well-formed MessagePack (unpack: %d)", (int)ret);
-    } else {
-        s_dec_t d = {.arena = arena, .max_string = limits ? limits->max_string : 0, .err = err, .n_seg = 0};
-        rf_doc_t *doc = rf__arena_alloc(arena, sizeof *doc);
-        if (!doc)
-            st = rf_error_set(err, RF_ENOMEM, "", "out of memory for the decoded document");
-        else
-            st = s_convert(&d, &u.data, doc);
-        if (st == RF_OK)
-            *out = doc;
-    }
-    msgpack_unpacked_destroy(&u);
-    return st;
+    s_dec_t d = {.arena = arena, .max_string = limits ? limits->max_string : 0, .err = err, .n_seg = 0};
+    rf_doc_t *doc = rf__arena_alloc(arena, sizeof *doc);
+    if (!doc)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory for the decoded document");
+    s_cur_t c = {data, (const unsigned char *)data + len};
+    RF_CALL(s_read(&d, &c, doc));
+    if (c.p != c.end)
+        return rf_error_set(err, RF_EPARSE, "", "bytes after the one top-level value");
+    *out = doc;
+    return RF_OK;
 }
 
 rf_status rf__mp_decode(const void *data, size_t len, const rf__mp_limits_t *limits, rf__arena_t *arena, rf_doc_t **out,

@@ -8,16 +8,16 @@
  *    container elements above the budget: every element takes at least one
  *    byte, so the sum of all declared counts can never exceed the bytes that
  *    follow, and a header such as `dd ff 00 00 00` (an array of 4 billion
- *    items in five bytes) is refused before msgpack-c would reserve memory
- *    for it (msgpack-c issue 1013). Also refuses bin and ext, map keys that
+ *    items in five bytes) is refused before anything is allocated for it
+ *    (msgpack-c issue 1013 is why). Also refuses bin and ext, map keys that
  *    are not strings, and trailing bytes after the one top-level value;
  * 3+4. one walk of the pre-scanned bytes straight into an rf_doc
  *    (base/doc.h) in the caller's arena (msgpack-c's object tree is not
  *    built: it was one more copy of every element; 13.1 -> 9.4 ms on the
  *    16,384-node problem, bench/RESULTS.md; msgpack-c remains the writer):
- *    every
- *    string copied, duplicate keys refused, integers above INT64_MAX refused,
- *    strings longer than the limit refused, each error with its field path.
+ *    every string copied, duplicate keys refused, integers above INT64_MAX
+ *    refused, strings longer than the limit refused, each error with its
+ *    field path.
  *
  * Encoding builds MessagePack in a growable buffer through rf__mp_writer_t,
  * an opaque writer, so that callers (the service's replies, the client's

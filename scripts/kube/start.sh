@@ -56,7 +56,7 @@ start_apiserver() {
         --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
         --service-account-issuer=https://kubernetes.default.svc.cluster.local \
         --service-account-key-file="$dir/pki/sa.pub" --service-account-signing-key-file="$dir/pki/sa.key" \
-        --service-cluster-ip-range=10.96.0.0/24 \
+        --service-cluster-ip-range=10.96.0.0/24 --endpoint-reconciler-type=none \
         --audit-policy-file="$dir/audit-policy.yaml" --audit-log-path="$dir/audit.log" --audit-log-format=json \
         --cert-dir="$dir/pki/apiserver" --profiling=false --logtostderr=true --v=1 \
         </dev/null >>"$dir/apiserver.log" 2>&1 &

@@ -25,10 +25,8 @@
 #include <string.h>
 
 #include "file.h"
-#include "rackfit/rackfit.h"
-#ifdef RF_HAVE_CLIENT
 #include "rackfit/client.h"
-#endif
+#include "rackfit/rackfit.h"
 
 enum { S_EXIT_OK = 0, S_EXIT_INFEASIBLE = 1, S_EXIT_INPUT = 2, S_EXIT_FAILURE = 3 };
 
@@ -459,7 +457,6 @@ static int s_flush_stdout(void)
  * client library), the answer comes back and is printed as JSON. */
 static int s_solve_remote(const s_args_t *args)
 {
-#ifdef RF_HAVE_CLIENT
     if (args->opts.mode >= 0 || args->opts.time_limit_ms >= 0 || args->opts.threads >= 0)
         return s_usage_error("%s", "--endpoint takes the problem's own options: drop --mode, --time-limit, --threads");
     rf_error_t err;
@@ -469,9 +466,8 @@ static int s_solve_remote(const s_args_t *args)
     int rc = S_EXIT_OK;
     rf_client_t *client = NULL;
     rf_status s = s_read_file(args->files[0], args->limits.max_input_bytes, &text, &len, &err);
-    if (s != RF_OK) {
+    if (s != RF_OK)
         return s_fail(args->files[0], &err, s);
-    }
     client = rf_client_new(args->endpoint, NULL, &err);
     s = client ? rf_client_solve_json(client, text, len, &answer, &answer_len, &err) : err.code;
     if (s != RF_OK) {
@@ -488,10 +484,6 @@ static int s_solve_remote(const s_args_t *args)
     free(text);
     rf_client_destroy(&client);
     return rc;
-#else
-    (void)args;
-    return s_usage_error("%s", "--endpoint: this rackfit was built without the client library");
-#endif
 }
 
 static int s_cmd_solve(int argc, char **argv)

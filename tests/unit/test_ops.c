@@ -299,3 +299,61 @@ Test(ops, placement_quality_metrics)
     s_close(&f);
     rf_test_no_leaks();
 }
+
+/* Issue 14 against a stored cluster: a high-priority gang preempts a whole
+ * running gang and commits; until the watcher reports the victims gone (a
+ * patch that includes the preemptor), the commit holds the freed rack, so a
+ * gang of middle priority cannot take it by preempting the same victim. */
+Test(ops, committed_preemption_holds_the_freed_capacity)
+{
+    s_fix_t f;
+    s_open(&f);
+    s_call(&f, s_put);
+    const rf_doc_t *r = s_call(
+        &f,
+        "{\"op\": \"cluster.patch\", \"name\": \"prod\", \"version\": 1, \"used\": ["
+        "{\"node\": \"h1\", \"used\": {\"nvidia.com/gpu\": 8}}, {\"node\": \"h2\", \"used\": {\"nvidia.com/gpu\": 8}},"
+        "{\"node\": \"h3\", \"used\": {\"nvidia.com/gpu\": 8}}, {\"node\": \"h4\", \"used\": {\"nvidia.com/gpu\": "
+        "8}}]}");
+    cr_assert_eq(s_int(r, "version"), 2);
+#define S_RUNNING                                                                                                      \
+    "\"running\": [{\"name\": \"low\", \"priority\": 0, \"pod_sets\": [{\"name\": \"w\", \"requests\": "               \
+    "{\"nvidia.com/gpu\": 8}, \"placements\": [{\"node\": \"h1\", \"count\": 1}, {\"node\": \"h2\", \"count\": "       \
+    "1}]}]},"                                                                                                          \
+    "{\"name\": \"keep\", \"priority\": 0, \"preemptible\": false, \"pod_sets\": [{\"name\": \"w\", \"requests\": "    \
+    "{\"nvidia.com/gpu\": 8}, \"placements\": [{\"node\": \"h3\", \"count\": 1}, {\"node\": \"h4\", \"count\": "       \
+    "1}]}]}]"
+    /* control: without a commit in the way, mid would preempt low */
+    r = s_call(&f, "{\"cluster_name\": \"prod\", \"options\": {\"mode\": \"greedy\"}, " S_RUNNING
+                   ", \"gangs\": [{\"name\": \"mid\", \"priority\": 5, \"topology\": {\"required\": \"rack\"}, "
+                   "\"pod_sets\": [{\"name\": \"w\", \"count\": 2, \"requests\": {\"nvidia.com/gpu\": 8}}]}]}");
+    cr_assert(s_at(&s_at(r, "gangs")->u.items[0], "admitted")->u.b, "mid alone preempts low");
+    r = s_call(&f, "{\"cluster_name\": \"prod\", \"options\": {\"mode\": \"greedy\"}, \"commit\": true, " S_RUNNING
+                   ", \"gangs\": [{\"name\": \"high\", \"priority\": 10, \"topology\": {\"required\": \"rack\"}, "
+                   "\"pod_sets\": [{\"name\": \"w\", \"count\": 2, \"requests\": {\"nvidia.com/gpu\": 8}}]}]}");
+    cr_assert_null(rf__doc_get(r, "error"));
+    cr_assert(s_at(&s_at(r, "gangs")->u.items[0], "admitted")->u.b, "high preempts low");
+    const rf_doc_t *run = s_at(r, "running");
+    cr_assert_eq(run->len, 2);
+    cr_assert(s_at(&run->u.items[0], "preempted")->u.b);
+    cr_assert_not(s_at(&run->u.items[1], "preempted")->u.b, "keep is not preemptible");
+    cr_assert(s_at(s_at(r, "cluster"), "committed")->u.b);
+
+    /* low is still running (its eviction is under way): a priority-5 gang
+     * would preempt it, but high's commit holds its rack */
+    r = s_call(&f, "{\"cluster_name\": \"prod\", \"options\": {\"mode\": \"greedy\"}, " S_RUNNING
+                   ", \"gangs\": [{\"name\": \"mid\", \"priority\": 5, \"topology\": {\"required\": \"rack\"}, "
+                   "\"pod_sets\": [{\"name\": \"w\", \"count\": 2, \"requests\": {\"nvidia.com/gpu\": 8}}]}]}");
+    cr_assert_null(rf__doc_get(r, "error"));
+    cr_assert_not(s_at(&s_at(r, "gangs")->u.items[0], "admitted")->u.b, "the freed rack is reserved for high");
+
+    /* the watcher: low's pods are gone, high's are bound (includes confirms) */
+    r = s_call(&f, "{\"op\": \"cluster.patch\", \"name\": \"prod\", \"version\": 3, \"used\": ["
+                   "{\"node\": \"h1\", \"used\": {\"nvidia.com/gpu\": 8}, \"includes\": [\"high\"]},"
+                   "{\"node\": \"h2\", \"used\": {\"nvidia.com/gpu\": 8}, \"includes\": [\"high\"]}]}");
+    cr_assert_eq(s_int(r, "version"), 4);
+    r = s_call(&f, "{\"op\": \"cluster.info\", \"name\": \"prod\"}");
+    cr_assert_eq(s_int(r, "commits"), 0, "confirmed: the reservation ends");
+    s_close(&f);
+    rf_test_no_leaks();
+}

@@ -22,8 +22,8 @@
 # TaintNodesByCondition off (there is no controller-manager to make service
 # account tokens, and no node lifecycle controller). No kubelet, no
 # controllers: tests create nodes with their status and play kubelet through
-# pods/status. Every request of the watcher's identity is audited (metadata
-# level) to DIR/audit.log. Prints the `export` lines of DIR/env when ready.
+# pods/status. Every request of the watcher's identity, and the admin's pod
+# creations, are audited (metadata level) to DIR/audit.log. Prints the `export` lines of DIR/env when ready.
 # Limits: RACKFIT_KUBE_START_TIMEOUT seconds (default 90) for readiness.
 set -euo pipefail
 
@@ -174,6 +174,11 @@ omitStages: [RequestReceived]
 rules:
   - level: Metadata
     users: ["system:serviceaccount:$ns:$name"]
+  # the admin's pod creations: when a gang's last pod arrived (scripts/kube/bench.sh)
+  - level: Metadata
+    users: ["rackfit-admin"]
+    verbs: ["create"]
+    resources: [{group: "", resources: ["pods"]}]
   - level: None
 P
     write_kubeconfig "$KUBECONFIG_ADMIN" rackfit-admin "$admin_token" default

@@ -37,7 +37,9 @@ $KUBE_ADMIN_TOKEN unless --token says otherwise; server $KUBE_API.
                                             matrix of resources x verbs is denied, and every granted
                                             (verb, group, resource) was used (audit log) unless
                                             EXCEPTIONS lists it with a reason
-  kctl.py audit FILE USER                   the (verb group resource subresource code) the user
+  kctl.py bind-time FILE NS GANG           from the audit log: the gang's last pod created -> its
+                                            last binding answered 201, in ms (and the request counts)
+  kctl.py audit FILE USER [--outside T0,T1]                  the (verb group resource subresource code) the user
                                             sent, from the API server's audit log, one per line, counted
 Exit status 0 on success, 1 when a wait times out or a check fails, 2 for bad usage.
 """
@@ -603,6 +605,43 @@ def cmd_rbac_check(api, a):
     return 1 if problems else 0
 
 
+def audit_ts(ev):
+    """stageTimestamp (RFC 3339, microseconds) as seconds since the epoch."""
+    import datetime
+    t = ev["stageTimestamp"].rstrip("Z")
+    return datetime.datetime.fromisoformat(t).replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+def cmd_bind_time(a):
+    prefix = a.gang + "-"
+    created = bound = None
+    n_bind = n_patch = 0
+    with open(a.file) as fh:
+        for line in fh:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            o = ev.get("objectRef") or {}
+            if ev.get("stage") != "ResponseComplete" or o.get("namespace") != a.ns or o.get("resource") != "pods":
+                continue
+            name, code = o.get("name") or "", (ev.get("responseStatus") or {}).get("code")
+            if ev["verb"] == "create" and not o.get("subresource") and code == 201:
+                # a create's objectRef has no name in v1.20's audit: match the gang by request URI order instead
+                created = audit_ts(ev)
+            elif ev["verb"] == "create" and o.get("subresource") == "binding" and name.startswith(prefix):
+                n_bind += 1
+                if code == 201:
+                    bound = audit_ts(ev)
+            elif ev["verb"] == "patch" and not o.get("subresource") and name.startswith(prefix):
+                n_patch += 1
+    if created is None or bound is None:
+        print("bind-time: no creation or no binding of %s/%s* in %s" % (a.ns, prefix, a.file))
+        return 1
+    print("%.0f %d %d" % ((bound - created) * 1000, n_patch, n_bind))
+    return 0
+
+
 def cmd_audit(a):
     counts = {}
     with open(a.file) as fh:
@@ -612,6 +651,8 @@ def cmd_audit(a):
             except ValueError:
                 continue
             if ev.get("stage") != "ResponseComplete" or (ev.get("user") or {}).get("username") != a.user:
+                continue
+            if a.outside and a.outside[0] <= audit_ts(ev) <= a.outside[1]:
                 continue
             o = ev.get("objectRef") or {}
             key = "%s %s %s %s %s" % (ev.get("verb"), o.get("apiGroup") or "core", o.get("resource", "-"),
@@ -693,14 +734,22 @@ def main():
     p.add_argument("exceptions")
     p.add_argument("user")
     p.add_argument("groups")
+    p = sub.add_parser("bind-time")
+    p.add_argument("file")
+    p.add_argument("ns")
+    p.add_argument("gang")
     p = sub.add_parser("audit")
     p.add_argument("file")
     p.add_argument("user")
+    p.add_argument("--outside", type=lambda v: [float(x) for x in v.split(",")],
+                   help="START,END (epoch seconds): leave out the requests answered in between")
     a = ap.parse_args()
     if a.cmd == "compact":
         return cmd_compact()
     if a.cmd == "audit":
         return cmd_audit(a)
+    if a.cmd == "bind-time":
+        return cmd_bind_time(a)
     for var in ("KUBE_API", "KUBE_CA"):
         if not os.environ.get(var):
             print("kctl.py: %s is not set (source the env file scripts/kube/start.sh wrote)" % var, file=sys.stderr)

@@ -23,7 +23,7 @@
  * eviction lowers the penalty most). The shortest prefix that makes the gang
  * fit is found by bisection (fitting is monotone in the prefix), then each
  * victim is dropped again if the gang still fits without it, most expensive
- * first (at most S_PRUNE tries). The fit test fills the domain's nodes with
+ * first (at most S_PRUNE = 8 tries). The fit test fills the domain's nodes with
  * the most room first, pod set by pod set, so the placement is compact.
  *
  * Choice. Among domains, the least value lost wins (priority by priority,
@@ -42,7 +42,7 @@
 #include "rackfit/quantity.h"
 #include "tree.h"
 
-#define S_PRUNE     64 /* removal tries per domain after the bisection */
+#define S_PRUNE     8  /* removal tries per domain after the bisection */
 #define S_MAX_PS    64 /* pod sets per gang (the greedy's limit too) */
 #define S_UNLIMITED RF_QTY_UNLIMITED
 
@@ -80,13 +80,15 @@ typedef struct {
     int64_t target[S_MAX_PS];
     int64_t *room;      /* [N * R]: m0 plus what the victims applied so far free */
     uint8_t *elig;      /* [n_pod_sets * N] */
+    int64_t *capfit;    /* [n_pod_sets * N]: pods of pod set j an empty node n would take (capped at the target) */
     int32_t *vic_start; /* [N + 1]: candidate victims with pods on node n (CSR) */
     int32_t *vic_list;
     uint32_t *stamp; /* [n_running] */
     uint32_t now;
-    int32_t *cand;  /* [n_running] candidates of the current domain */
+    int32_t *cand;   /* [n_running] candidates of the current domain */
+    int32_t *sorted; /* [n_sorted] every candidate victim of the call, cheapest first */
+    int32_t n_sorted;
     int32_t *work;  /* [n_running] scratch for victim lists */
-    int64_t *wroom; /* [N * R] scratch room of the fit test */
     int32_t *order; /* [N] nodes of the domain by room */
     int64_t *fit;   /* [N] */
     s_pl_t *pl;     /* [N * n_pod_sets] placements of the last successful fit test */
@@ -274,17 +276,12 @@ static int32_t s_candidates(s_pc_t *c, int32_t lo, int32_t hi)
     }
     for (int32_t q = lo; q < hi; q++) {
         int32_t node = c->t->node_order[q];
-        for (int32_t v = c->vic_start[node]; v < c->vic_start[node + 1]; v++) {
-            int32_t i = c->vic_list[v];
-            if (c->stamp[i] != c->now) {
-                c->stamp[i] = c->now;
-                c->cand[n++] = i;
-            }
-        }
+        for (int32_t v = c->vic_start[node]; v < c->vic_start[node + 1]; v++)
+            c->stamp[c->vic_list[v]] = c->now;
     }
-    s_sort_pb = c->pb;
-    qsort(c->cand, (size_t)n, sizeof *c->cand, s_victim_cmp);
-    s_sort_pb = NULL;
+    for (int32_t v = 0; v < c->n_sorted; v++) /* the call's order, sorted once */
+        if (c->stamp[c->sorted[v]] == c->now)
+            c->cand[n++] = c->sorted[v];
     return n;
 }
 
@@ -315,49 +312,63 @@ static int64_t s_fits(const s_pc_t *c, const int64_t *room, const int64_t *req, 
     return best;
 }
 
+/* Take (sign +1) or give back (-1) k pods of `req` on node n in c->room. */
+static void s_take(s_pc_t *c, int32_t n, const int64_t *req, int64_t k, int sign)
+{
+    int64_t *row = &c->room[(size_t)n * (size_t)c->R];
+    for (int32_t r = 0; r < c->R; r++)
+        if (row[r] != S_UNLIMITED)
+            row[r] -= sign * k * req[r];
+}
+
 /* Can the gang's targets be placed on nodes [lo, hi) of node_order with the
  * current room? Fills c->pl on success: per pod set, the nodes with the most
- * room first. */
+ * room first, listed in tree order. Pod sets placed so far take their pods
+ * out of c->room while the later ones are tried; all is given back before
+ * returning. */
 static bool s_fit_test(s_pc_t *c, int32_t lo, int32_t hi)
 {
     const rf_gang_t *g = c->gang;
-    int32_t m = hi - lo, R = c->R;
-    for (int32_t q = 0; q < m; q++) {
-        int32_t node = c->t->node_order[lo + q];
-        memcpy(&c->wroom[(size_t)q * R], &c->room[(size_t)node * R], sizeof *c->wroom * (size_t)R);
-    }
+    int32_t m = hi - lo;
+    bool ok = true;
     c->n_pl = 0;
-    for (int32_t j = 0; j < g->n_pod_sets; j++) {
+    int32_t placed_sets = 0;
+    for (int32_t j = 0; j < g->n_pod_sets && ok; j++) {
         const int64_t *req = g->pod_sets[j].requests;
         int64_t need = c->target[j], total = 0;
+        int32_t n_room = 0; /* only nodes with room are sorted: on a full cluster, the victims' */
         for (int32_t q = 0; q < m; q++) {
             int32_t node = c->t->node_order[lo + q];
-            c->fit[q] = c->elig[(size_t)j * c->N + node] ? s_fits(c, &c->wroom[(size_t)q * R], req, need) : 0;
+            c->fit[q] =
+                c->elig[(size_t)j * c->N + node] ? s_fits(c, &c->room[(size_t)node * (size_t)c->R], req, need) : 0;
             total += c->fit[q];
-            c->order[q] = q;
+            if (c->fit[q] > 0)
+                c->order[n_room++] = q;
         }
-        if (total < need)
-            return false;
+        if (total < need) {
+            ok = false;
+            break;
+        }
         s_sort_fit = c->fit;
-        qsort(c->order, (size_t)m, sizeof *c->order, s_fit_cmp);
+        qsort(c->order, (size_t)n_room, sizeof *c->order, s_fit_cmp);
         s_sort_fit = NULL;
-        for (int32_t q = 0; q < m && need > 0; q++) {
+        int32_t start = c->n_pl;
+        for (int32_t q = 0; q < n_room && need > 0; q++) {
             int32_t at = c->order[q];
             int64_t k = c->fit[at] < need ? c->fit[at] : need;
-            if (k <= 0)
-                break;
             need -= k;
-            int64_t *row = &c->wroom[(size_t)at * R];
-            for (int32_t r = 0; r < R; r++)
-                if (row[r] != S_UNLIMITED)
-                    row[r] -= k * req[r];
+            s_take(c, c->t->node_order[lo + at], req, k, +1);
             c->pl[c->n_pl++] = (s_pl_t){c->t->node_order[lo + at], (int32_t)k, lo + at};
         }
-        int32_t start = j > 0 ? c->pl_end[j - 1] : 0;
         qsort(c->pl + start, (size_t)(c->n_pl - start), sizeof *c->pl, s_pl_cmp);
         c->pl_end[j] = c->n_pl;
+        placed_sets = j + 1;
     }
-    return true;
+    /* give the pods back: the room is the caller's */
+    for (int32_t j = 0, k = 0; j < placed_sets; j++)
+        for (; k < c->pl_end[j]; k++)
+            s_take(c, c->pl[k].node, g->pod_sets[j].requests, c->pl[k].count, -1);
+    return ok;
 }
 
 /* Node k of the gang's pods: the new placements in c->pl, then its bound
@@ -442,40 +453,47 @@ static int s_choice_cmp(const rf_problem_t *pb, const s_choice_t *a, const s_cho
     return (a->n_victims > b->n_victims) - (a->n_victims < b->n_victims);
 }
 
+/* Move the applied prefix of c->cand to `len` victims. */
+static void s_prefix(s_pc_t *c, int32_t *applied, int32_t len)
+{
+    while (*applied < len)
+        s_free(c, c->cand[(*applied)++], +1);
+    while (*applied > len)
+        s_free(c, c->cand[--*applied], -1);
+}
+
 /* The cheapest victims that make the gang fit under nodes [lo, hi), into
  * out (victims in c->work, copied by the caller when kept). Leaves c->room
  * as it found it. */
 static void s_domain(s_pc_t *c, int32_t lo, int32_t hi, s_choice_t *out)
 {
     out->ok = false;
-    int32_t k = s_candidates(c, lo, hi);
-    /* the shortest prefix that fits: all of them first, then bisection */
-    for (int32_t v = 0; v < k; v++)
-        s_free(c, c->cand[v], +1);
+    int32_t k = s_candidates(c, lo, hi), applied = 0;
+    /* the shortest prefix that fits: all of them first, then bisection; the
+     * applied prefix moves by its difference only */
+    s_prefix(c, &applied, k);
     bool fits_all = s_fit_test(c, lo, hi);
-    for (int32_t v = 0; v < k; v++)
-        s_free(c, c->cand[v], -1);
-    if (!fits_all)
+    if (!fits_all) {
+        s_prefix(c, &applied, 0);
         return;
+    }
     int32_t bad = -1, good = k; /* prefix length: bad does not fit, good does */
     while (good - bad > 1) {
         int32_t mid = bad + (good - bad) / 2;
-        for (int32_t v = 0; v < mid; v++)
-            s_free(c, c->cand[v], +1);
-        bool ok = s_fit_test(c, lo, hi);
-        for (int32_t v = 0; v < mid; v++)
-            s_free(c, c->cand[v], -1);
-        if (ok)
+        s_prefix(c, &applied, mid);
+        if (s_fit_test(c, lo, hi))
             good = mid;
         else
             bad = mid;
     }
+    s_prefix(c, &applied, 0);
     /* drop victims the gang does not need, most expensive first */
     int32_t n = good;
     memcpy(c->work, c->cand, sizeof *c->work * (size_t)n);
     for (int32_t v = 0; v < n; v++)
         s_free(c, c->work[v], +1);
-    for (int32_t v = n - 1, tries = 0; v >= 0 && tries < S_PRUNE; v--, tries++) {
+    /* the last one is needed: without it the prefix is the bisection's `bad` */
+    for (int32_t v = n - 2, tries = 0; v >= 0 && tries < S_PRUNE; v--, tries++) {
         s_free(c, c->work[v], -1);
         if (s_fit_test(c, lo, hi)) {
             memmove(&c->work[v], &c->work[v + 1], sizeof *c->work * (size_t)(n - v - 1));
@@ -532,17 +550,18 @@ static rf_status s_alloc(s_pc_t *c)
     const rf_problem_t *pb = c->pb;
     size_t N = (size_t)c->N, R = (size_t)c->R, K = (size_t)pb->n_running, P = (size_t)c->gang->n_pod_sets;
     c->room = malloc(sizeof *c->room * (N * R + 1));
-    c->wroom = malloc(sizeof *c->wroom * (N * R + 1));
     c->elig = malloc(P * N + 1);
+    c->capfit = malloc(sizeof *c->capfit * (P * N + 1));
     c->vic_start = calloc(N + 2, sizeof *c->vic_start);
     c->stamp = calloc(K + 1, sizeof *c->stamp);
     c->cand = malloc(sizeof *c->cand * (K + 1));
+    c->sorted = malloc(sizeof *c->sorted * (K + 1));
     c->work = malloc(sizeof *c->work * (K + 1));
     c->order = malloc(sizeof *c->order * (N + 1));
     c->fit = malloc(sizeof *c->fit * (N + 1));
     c->pl = malloc(sizeof *c->pl * (N * P + 1));
-    if (!c->room || !c->wroom || !c->elig || !c->vic_start || !c->stamp || !c->cand || !c->work || !c->order ||
-        !c->fit || !c->pl)
+    if (!c->room || !c->elig || !c->capfit || !c->vic_start || !c->stamp || !c->cand || !c->sorted || !c->work ||
+        !c->order || !c->fit || !c->pl)
         return RF_ENOMEM;
     /* candidate victims per node (CSR) */
     int32_t total = 0;
@@ -569,8 +588,14 @@ static rf_status s_alloc(s_pc_t *c)
                 return RF_ENOMEM;
         }
     }
-    /* a running gang with two pod sets on one node is listed twice there:
-     * s_candidates dedupes by stamp */
+    /* a running gang with two pod sets on one node is listed twice there
+     * (harmless: s_candidates marks by stamp); the candidates, sorted once */
+    for (int32_t i = 0; i < pb->n_running; i++)
+        if (pb->running[i].preemptible && !c->ans->running[i].preempted && pb->running[i].priority < c->prio)
+            c->sorted[c->n_sorted++] = i;
+    s_sort_pb = pb;
+    qsort(c->sorted, (size_t)c->n_sorted, sizeof *c->sorted, s_victim_cmp);
+    s_sort_pb = NULL;
     for (size_t j = 0; j < P; j++)
         for (int32_t n = 0; n < c->N; n++)
             c->elig[j * N + (size_t)n] = rf_node_admits(pb, n, &c->gang->pod_sets[j]);
@@ -580,12 +605,13 @@ static rf_status s_alloc(s_pc_t *c)
 static void s_release(s_pc_t *c)
 {
     free(c->room);
-    free(c->wroom);
     free(c->elig);
+    free(c->capfit);
     free(c->vic_start);
     free(c->vic_list);
     free(c->stamp);
     free(c->cand);
+    free(c->sorted);
     free(c->work);
     free(c->order);
     free(c->fit);
@@ -594,16 +620,36 @@ static void s_release(s_pc_t *c)
 
 /* Every candidate domain with the current targets; the best into *best
  * (victims copied into best_v). */
+/* Could nodes [lo, hi) hold the targets even with nothing else on them? A
+ * cheap skip for domains too small (single hosts, mostly). */
+static bool s_big_enough(const s_pc_t *c, int32_t lo, int32_t hi)
+{
+    for (int32_t j = 0; j < c->gang->n_pod_sets; j++) {
+        int64_t sum = 0;
+        for (int32_t q = lo; q < hi && sum < c->target[j]; q++)
+            sum += c->capfit[(size_t)j * (size_t)c->N + (size_t)c->t->node_order[q]];
+        if (sum < c->target[j])
+            return false;
+    }
+    return true;
+}
+
 static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t *best_lo, int32_t *best_hi)
 {
     const rf__tree_t *t = c->t;
     int32_t deepest = s_deepest(c->gang);
     best->ok = false;
+    for (int32_t j = 0; j < c->gang->n_pod_sets; j++)
+        for (int32_t n = 0; n < c->N; n++)
+            c->capfit[(size_t)j * (size_t)c->N + (size_t)n] =
+                c->elig[(size_t)j * (size_t)c->N + (size_t)n]
+                    ? s_fits(c, c->pb->nodes[n].allocatable, c->gang->pod_sets[j].requests, c->target[j])
+                    : 0;
     for (int32_t l = deepest < 0 ? -1 : deepest; l < t->n_levels; l++) {
         int32_t d0 = l < 0 ? 0 : t->level_start[l], d1 = l < 0 ? 1 : t->level_start[l + 1];
         for (int32_t d = d0; d < d1; d++) {
             int32_t lo = l < 0 ? 0 : t->node_start[d], hi = l < 0 ? t->n_in_tree : t->node_end[d];
-            if (!s_holds_bound(c, l, d))
+            if (!s_holds_bound(c, l, d) || !s_big_enough(c, lo, hi))
                 continue;
             s_choice_t ch;
             s_domain(c, lo, hi, &ch);

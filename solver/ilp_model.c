@@ -1,0 +1,784 @@
+/* solver/ilp_model.c: the integer program's model: units and the rows of
+ * docs/ilp.md ("Units", "Variables", "Constraints", "Objective").
+ *
+ * Units: nodes with the same domain path above the host level, the same
+ * free capacity and the same eligibility for every free pod set are one
+ * unit with a count; nodes with bound pods of a free gang are units of their
+ * own. With `aggregate` off every node is its own unit and the program is
+ * exact.
+ *
+ * The program is built gang by gang, in problem order: y, then per pod set
+ * its x columns (capacity rows shared by the unit), count rows, pod-set
+ * domain rows and slice rows, then the gang's domain (z) and host (h)
+ * columns; the ordered-admission chains last. The stage objectives are
+ * filled alongside: per priority, highest first, [the prefix (ordered),]
+ * units, pods; the penalty last. Branching priorities: admission (y) first,
+ * then the top level's domains, then the other domains. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "eligible.h"
+#include "ilp_internal.h"
+#include "rackfit/quantity.h"
+
+/* ---------------------------------------------------------------- growable arrays */
+
+typedef struct {
+    rf__ilp_uc_t *v;
+    int64_t n, cap;
+} s_vec_t;
+
+static bool s_push(s_vec_t *v, int32_t unit, int32_t col)
+{
+    if (v->n == v->cap) {
+        int64_t nc = v->cap ? 2 * v->cap : 256;
+        rf__ilp_uc_t *p = realloc(v->v, (size_t)nc * sizeof *p);
+        if (!p)
+            return false;
+        v->v = p;
+        v->cap = nc;
+    }
+    v->v[v->n++] = (rf__ilp_uc_t){unit, col};
+    return true;
+}
+
+int32_t rf__ilp_fit_node(const rf__ilp_t *s, int32_t n, const rf_pod_set_t *ps)
+{
+    const int64_t *fr = &s->free[(int64_t)n * s->R];
+    int64_t best = INT32_MAX;
+    for (int32_t r = 0; r < s->R; r++) {
+        if (ps->requests[r] <= 0 || fr[r] == RF_QTY_UNLIMITED)
+            continue;
+        int64_t f = fr[r] / ps->requests[r];
+        if (f < best)
+            best = f;
+    }
+    return (int32_t)best;
+}
+
+/* ---------------------------------------------------------------- units */
+
+typedef struct {
+    uint64_t hash;
+    int32_t node; /* representative */
+} s_slot_t;
+
+static uint64_t s_mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdULL;
+}
+
+/* Eligibility of every node for every class of free pod sets: ok[e * N + n]. */
+static uint8_t *s_eligibility(const rf__ilp_t *s, int32_t *n_cls_out)
+{
+    const rf_problem_t *pb = s->pb;
+    const int32_t N = s->N;
+    int32_t n_cls = 0;
+    const rf_pod_set_t **cls = malloc((size_t)(s->n_ps + 1) * sizeof *cls);
+    if (!cls)
+        return NULL;
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        if (s->keep[g])
+            continue;
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++) {
+            const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
+            int32_t e = 0;
+            while (e < n_cls && !rf__same_eligibility(cls[e], ps))
+                e++;
+            if (e == n_cls)
+                cls[n_cls++] = ps;
+        }
+    }
+    uint8_t *ok = malloc((size_t)n_cls * (size_t)N + 1);
+    if (ok)
+        for (int32_t e = 0; e < n_cls; e++)
+            for (int32_t n = 0; n < N; n++)
+                ok[(int64_t)e * N + n] =
+                    rf__tree_node_dom(&s->tree, n, s->L - 1) >= 0 && rf__node_admits_labelled(pb, n, cls[e]);
+    free(cls);
+    *n_cls_out = n_cls;
+    return ok;
+}
+
+/* Are nodes m and n one unit? */
+static bool s_same_unit(const rf__ilp_t *s, const uint8_t *ok, int32_t n_cls, int32_t gl, int32_t m, int32_t n)
+{
+    bool same = gl < 0 || rf__tree_node_dom(&s->tree, m, gl) == rf__tree_node_dom(&s->tree, n, gl);
+    for (int32_t r = 0; same && r < s->R; r++)
+        same = s->free[(int64_t)m * s->R + r] == s->free[(int64_t)n * s->R + r];
+    for (int32_t e = 0; same && e < n_cls; e++)
+        same = ok[(int64_t)e * s->N + m] == ok[(int64_t)e * s->N + n];
+    return same;
+}
+
+rf_status rf__ilp_units(rf__ilp_t *s, bool aggregate, const bool *bound_node)
+{
+    const int32_t N = s->N;
+    int32_t n_cls = 0;
+    uint8_t *ok = s_eligibility(s, &n_cls);
+    uint64_t *key = malloc((size_t)(N + 1) * sizeof *key);
+    size_t cap = 16;
+    while (cap < (size_t)N * 2 + 16)
+        cap <<= 1;
+    s_slot_t *tab = malloc(cap * sizeof *tab);
+    int32_t *slot_unit = malloc(cap * sizeof *slot_unit);
+    int32_t *count = calloc((size_t)N + 1, sizeof *count);
+    rf_status rc = RF_ENOMEM;
+    if (!ok || !key || !tab || !slot_unit || !count)
+        goto done;
+    /* key: group domain, free vector, eligibility; bound nodes unique */
+    int32_t gl = s->zl - 1; /* deepest z level */
+    for (int32_t n = 0; n < N; n++) {
+        if (rf__tree_node_dom(&s->tree, n, s->L - 1) < 0) {
+            key[n] = 0;
+            continue;
+        }
+        uint64_t h = s_mix(1, (uint64_t)(gl >= 0 ? rf__tree_node_dom(&s->tree, n, gl) : 0));
+        for (int32_t r = 0; r < s->R; r++)
+            h = s_mix(h, (uint64_t)s->free[(int64_t)n * s->R + r]);
+        for (int32_t e = 0; e < n_cls; e++)
+            h = s_mix(h, ok[(int64_t)e * N + n]);
+        if (!aggregate || bound_node[n])
+            h = s_mix(h, 0x5bd1e995ULL + (uint64_t)n);
+        key[n] = h;
+    }
+    /* group nodes in tree order by key with an open-addressing table */
+    for (size_t i = 0; i < cap; i++)
+        tab[i].node = -1;
+    s->n_units = 0;
+    for (int32_t i = 0; i < s->tree.n_in_tree; i++) {
+        int32_t n = s->tree.node_order[i];
+        size_t j = key[n] & (cap - 1);
+        int32_t u = -1;
+        while (tab[j].node >= 0) {
+            int32_t m = tab[j].node;
+            if (tab[j].hash == key[n] && aggregate && !bound_node[n] && !bound_node[m] &&
+                s_same_unit(s, ok, n_cls, gl, m, n)) {
+                u = slot_unit[j];
+                break;
+            }
+            j = (j + 1) & (cap - 1);
+        }
+        if (u < 0) {
+            u = s->n_units++;
+            tab[j] = (s_slot_t){key[n], n};
+            slot_unit[j] = u;
+        }
+        s->node_unit[n] = u;
+        count[u]++;
+    }
+    s->units = calloc((size_t)s->n_units + 1, sizeof *s->units);
+    if (!s->units)
+        goto done;
+    int32_t pos = 0;
+    for (int32_t u = 0; u < s->n_units; u++) {
+        s->units[u].first = pos;
+        pos += count[u];
+    }
+    for (int32_t i = 0; i < s->tree.n_in_tree; i++) {
+        int32_t n = s->tree.node_order[i];
+        rf__ilp_unit_t *u = &s->units[s->node_unit[n]];
+        s->unit_nodes[u->first + u->count++] = n;
+        u->group = gl >= 0 ? rf__tree_node_dom(&s->tree, n, gl) : -1;
+    }
+    rc = RF_OK;
+done:
+    free(ok);
+    free(key);
+    free(tab);
+    free(slot_unit);
+    free(count);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- building blocks */
+
+/* The build's scratch state. */
+typedef struct {
+    s_vec_t xs, hs, zs, psd, sl;
+    int32_t *stamp; /* [keysz] col per domain/unit for the current gang, valid where gen == now */
+    uint32_t *gen;
+    uint32_t now;
+    int32_t keysz;
+    int64_t prios[RF_MIP_MAX_STAGES]; /* the free gangs' priorities, highest first */
+    int32_t n_prio, per;              /* stages per priority: [prefix,] units, pods */
+    bool ordered;
+    int32_t *cap_row; /* [n_units * R] capacity row of (unit, resource), -1 until used */
+    double cost_sum;  /* sum of the level costs */
+} s_build_t;
+
+/* One gang's state while its rows are built. */
+typedef struct {
+    int32_t g, k; /* the gang, its priority's index */
+    int32_t y, a; /* admitted; has new pods (= y unless it may be admitted empty) */
+    int32_t pin_g[RF_MAX_LEVELS], pin_p[RF_MAX_LEVELS];
+    bool broken;    /* bound pods already break a required level */
+    int64_t x0, x1; /* its x columns: xs[x0, x1) */
+    int64_t room;   /* new pods it may take */
+    bool one_pod;   /* one pod, nothing bound: no penalty anywhere */
+} s_gang_t;
+
+/* The domain at level l of unit u (its first node's). */
+static int32_t s_unit_dom(const rf__ilp_t *s, int32_t u, int32_t l)
+{
+    return rf__tree_node_dom(&s->tree, s->unit_nodes[s->units[u].first], l);
+}
+
+/* Is unit u inside the domains that bound pods pin (at the gang's and the
+ * pod set's required levels)? */
+static bool s_unit_allowed(const rf__ilp_t *s, const int32_t *pin_g, const int32_t *pin_p, int32_t u)
+{
+    for (int32_t l = 0; l < s->L; l++) {
+        int32_t d = s_unit_dom(s, u, l);
+        if ((pin_g[l] >= 0 && pin_g[l] != d) || (pin_p[l] >= 0 && pin_p[l] != d))
+            return false;
+    }
+    return true;
+}
+
+static bool s_stage_add(rf__ilp_t *s, int32_t k, int32_t col, double val)
+{
+    if (val == 0)
+        return true;
+    if (s->stage_n[k] == s->stage_cap[k]) {
+        int64_t nc = s->stage_cap[k] ? 2 * s->stage_cap[k] : 256;
+        int32_t *c = realloc(s->stage_cols[k], (size_t)nc * sizeof *c);
+        if (!c)
+            return false;
+        s->stage_cols[k] = c;
+        double *v = realloc(s->stage_vals[k], (size_t)nc * sizeof *v);
+        if (!v)
+            return false;
+        s->stage_vals[k] = v;
+        s->stage_cap[k] = nc;
+    }
+    s->stage_cols[k][s->stage_n[k]] = col;
+    s->stage_vals[k][s->stage_n[k]++] = val;
+    return true;
+}
+
+/* The column of `key` (domain or unit) for the current gang, created on
+ * first use and listed in `list`. */
+static int32_t s_keyed(rf__ilp_t *s, s_build_t *b, int32_t key, double lb, double ub, s_vec_t *list)
+{
+    if (b->gen[key] == b->now)
+        return b->stamp[key];
+    int32_t col = rf__mip_col(&s->mip, lb, ub, true);
+    b->gen[key] = b->now;
+    b->stamp[key] = col;
+    if (col >= 0 && !s_push(list, key, col))
+        s->mip.failed = true;
+    return col;
+}
+
+static void s_next_gen(s_build_t *b)
+{
+    if (++b->now == 0) {
+        memset(b->gen, 0, (size_t)b->keysz * sizeof *b->gen);
+        b->now = 1;
+    }
+}
+
+/* Row: x-columns of list[a, b) whose unit lies in domain d at level l (all
+ * when l < 0) with coefficient 1, plus `col` with coefficient `cv`. */
+static void s_sum_row(rf__ilp_t *s, int32_t row, const rf__ilp_uc_t *xs, int64_t a, int64_t b, int32_t l, int32_t d,
+                      int32_t col, double cv)
+{
+    for (int64_t i = a; i < b; i++)
+        if (l < 0 || s_unit_dom(s, xs[i].unit, l) == d)
+            rf__mip_coef(&s->mip, row, xs[i].col, 1);
+    rf__mip_coef(&s->mip, row, col, cv);
+}
+
+/* The free gangs' priorities, highest first; false when they need more
+ * stages than the program holds. */
+static bool s_priorities(rf__ilp_t *s, s_build_t *b)
+{
+    const rf_problem_t *pb = s->pb;
+    b->ordered = pb->options.admission == RF_ADMIT_ORDERED && !s->isolating;
+    b->per = b->ordered ? 3 : 2;
+    b->n_prio = 0;
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        if (s->keep[g])
+            continue;
+        int64_t pr = pb->gangs[g].priority;
+        int32_t i = 0;
+        while (i < b->n_prio && b->prios[i] != pr)
+            i++;
+        if (i == b->n_prio) {
+            if (b->n_prio == (RF_MIP_MAX_STAGES - 1) / b->per)
+                return false;
+            b->prios[b->n_prio++] = pr;
+        }
+    }
+    for (int32_t i = 1; i < b->n_prio; i++) /* sort descending */
+        for (int32_t j = i; j > 0 && b->prios[j] > b->prios[j - 1]; j--) {
+            int64_t t = b->prios[j];
+            b->prios[j] = b->prios[j - 1];
+            b->prios[j - 1] = t;
+        }
+    s->n_stages = b->n_prio * b->per + 1;
+    return true;
+}
+
+/* ---------------------------------------------------------------- a pod set */
+
+/* Domains that bound pods pin, at or above `upto`, into pin; sets *broken
+ * when bound pods already lie in two domains of one of those levels. */
+static void s_pins(const rf__ilp_t *s, const rf_pod_set_t *ps, int32_t upto, int32_t *pin, bool *broken)
+{
+    for (int32_t bi = 0; bi < ps->n_bound; bi++)
+        for (int32_t l = 0; l <= upto; l++) {
+            int32_t d = rf__tree_node_dom(&s->tree, ps->bound[bi].node, l);
+            *broken |= pin[l] >= 0 && pin[l] != d;
+            pin[l] = d;
+        }
+}
+
+/* The x column of pod set p of the gang on unit u, with its value and
+ * capacity coefficients; -1 (no column) when the unit takes none of its
+ * pods; -2 on ENOMEM. */
+static int32_t s_x_column(rf__ilp_t *s, s_build_t *b, s_gang_t *gs, const rf_pod_set_t *ps, int32_t u)
+{
+    const rf_problem_t *pb = s->pb;
+    const rf_gang_t *gg = &pb->gangs[gs->g];
+    rf__mip_t *mip = &s->mip;
+    int64_t room = ps->count - ps->n_bound_pods;
+    int32_t slice = ps->slice.size > 1 ? ps->slice.size : 1;
+    bool host_single = s->host_level && (ps->topology.required == s->L - 1 || gg->topology.required == s->L - 1);
+    if (!s_unit_allowed(s, gs->pin_g, gs->pin_p, u))
+        return -1;
+    int32_t rep = s->unit_nodes[s->units[u].first];
+    if ((s->node_allowed && !s->node_allowed[rep]) || !rf_node_admits(pb, rep, ps))
+        return -1;
+    int32_t f = rf__ilp_fit_node(s, rep, ps);
+    if (f > room)
+        f = (int32_t)room; /* no more pods than the pod set has: keeps coefficients small */
+    if (slice > 1 && s->host_level && ps->slice.level == s->L - 1)
+        f = f / slice * slice;
+    if (f <= 0)
+        return -1;
+    int64_t ub = host_single ? f : (int64_t)f * s->units[u].count;
+    if (ub > room)
+        ub = room;
+    int32_t col = rf__mip_col(mip, 0, (double)ub, true);
+    if (col < 0 || !s_push(&b->xs, u, col))
+        return -2;
+    /* value: units, then pods */
+    const int32_t vr = pb->options.value_resource;
+    if (!s_stage_add(s, gs->k * b->per + b->per - 2, col, vr >= 0 ? (double)ps->requests[vr] : 0) ||
+        !s_stage_add(s, gs->k * b->per + b->per - 1, col, 1))
+        return -2;
+    /* capacity rows, created on first use */
+    for (int32_t r = 0; r < s->R; r++) {
+        if (ps->requests[r] <= 0)
+            continue;
+        int64_t fr = s->free[(int64_t)rep * s->R + r];
+        if (fr == RF_QTY_UNLIMITED)
+            continue;
+        int32_t *row = &b->cap_row[(int64_t)u * s->R + r];
+        if (*row < 0)
+            *row = rf__mip_row(mip, -RF_MIP_INF, (double)fr * s->units[u].count);
+        rf__mip_coef(mip, *row, col, (double)ps->requests[r]);
+    }
+    return col;
+}
+
+/* Pod set p's x columns, count rows and the value of its bound pods. */
+static bool s_pod_set_x(rf__ilp_t *s, s_build_t *b, s_gang_t *gs, int32_t p)
+{
+    const rf_pod_set_t *ps = &s->pb->gangs[gs->g].pod_sets[p];
+    rf__mip_t *mip = &s->mip;
+    const int32_t fp = s->ps0[gs->g] + p, y = gs->y;
+    s->xs_start[fp] = b->xs.n;
+    for (int32_t l = 0; l < RF_MAX_LEVELS; l++)
+        gs->pin_p[l] = -1;
+    s_pins(s, ps, ps->topology.required, gs->pin_p, &gs->broken);
+    if (gs->broken)
+        mip->ub[y] = 0; /* the gang cannot be admitted */
+    int64_t room = ps->count - ps->n_bound_pods;
+    for (int32_t u = 0; u < s->n_units && room > 0; u++)
+        if (s_x_column(s, b, gs, ps, u) == -2)
+            return false;
+    s->xs_start[fp + 1] = b->xs.n;
+    /* count: min*y <= B + sum x <= count*y */
+    s_sum_row(s, rf__mip_row(mip, -RF_MIP_INF, 0), b->xs.v, s->xs_start[fp], b->xs.n, -1, -1, y, -(double)room);
+    int64_t lo = ps->min_count - ps->n_bound_pods;
+    if (lo > 0)
+        s_sum_row(s, rf__mip_row(mip, 0, RF_MIP_INF), b->xs.v, s->xs_start[fp], b->xs.n, -1, -1, y, -(double)lo);
+    /* value of the bound pods, earned with y */
+    const int32_t vr = s->pb->options.value_resource;
+    double bound_units = (double)ps->n_bound_pods * (vr >= 0 ? (double)ps->requests[vr] : 0);
+    return s_stage_add(s, gs->k * b->per + b->per - 2, y, bound_units) &&
+           s_stage_add(s, gs->k * b->per + b->per - 1, y, (double)ps->n_bound_pods);
+}
+
+/* A pod-set required level below the gang's: one z' per domain of it, x
+ * only inside a chosen one, at most one chosen. */
+static bool s_pod_set_domain(rf__ilp_t *s, s_build_t *b, s_gang_t *gs, int32_t p)
+{
+    const rf_gang_t *gg = &s->pb->gangs[gs->g];
+    const rf_pod_set_t *ps = &gg->pod_sets[p];
+    rf__mip_t *mip = &s->mip;
+    const int32_t fp = s->ps0[gs->g] + p, Rg = gg->topology.required, Rp = ps->topology.required;
+    const int64_t x0 = s->xs_start[fp], x1 = s->xs_start[fp + 1];
+    const double room = (double)(ps->count - ps->n_bound_pods);
+    s->ps_dom_start[fp] = b->psd.n;
+    if (Rp > Rg && Rp < s->zl) {
+        s_next_gen(b);
+        for (int64_t i = x0; i < x1; i++)
+            s_keyed(s, b, s_unit_dom(s, b->xs.v[i].unit, Rp), 0, 1, &b->psd);
+        int32_t rsum = rf__mip_row(mip, -RF_MIP_INF, 1);
+        for (int64_t j = s->ps_dom_start[fp]; j < b->psd.n; j++) {
+            rf__mip_coef(mip, rsum, b->psd.v[j].col, 1);
+            s_sum_row(s, rf__mip_row(mip, -RF_MIP_INF, 0), b->xs.v, x0, x1, Rp, b->psd.v[j].unit, b->psd.v[j].col,
+                      -room);
+        }
+    } else if (Rp > Rg && Rp == s->L - 1 && s->host_level) {
+        /* one node: at most one unit, and x <= fit (set with the column) */
+        int32_t rsum = rf__mip_row(mip, -RF_MIP_INF, 1);
+        for (int64_t i = x0; i < x1; i++) {
+            int32_t zc = rf__mip_col(mip, 0, 1, true);
+            if (!s_push(&b->psd, b->xs.v[i].unit, zc))
+                return false;
+            rf__mip_coef(mip, rsum, zc, 1);
+            int32_t rl = rf__mip_row(mip, -RF_MIP_INF, 0);
+            rf__mip_coef(mip, rl, b->xs.v[i].col, 1);
+            rf__mip_coef(mip, rl, zc, -room);
+        }
+    }
+    s->ps_dom_start[fp + 1] = b->psd.n;
+    return true;
+}
+
+/* Slices: each slice-level domain (or, at the host level, each unit) holds
+ * a whole number of slices. */
+static bool s_pod_set_slices(rf__ilp_t *s, s_build_t *b, s_gang_t *gs, int32_t p)
+{
+    const rf_pod_set_t *ps = &s->pb->gangs[gs->g].pod_sets[p];
+    rf__mip_t *mip = &s->mip;
+    const int32_t fp = s->ps0[gs->g] + p;
+    const int64_t x0 = s->xs_start[fp], x1 = s->xs_start[fp + 1];
+    int32_t slice = ps->slice.size > 1 ? ps->slice.size : 1;
+    s->sl_start[fp] = b->sl.n;
+    if (slice > 1 && !(s->host_level && ps->slice.level == s->L - 1)) {
+        s_next_gen(b);
+        for (int64_t i = x0; i < x1; i++)
+            s_keyed(s, b, s_unit_dom(s, b->xs.v[i].unit, ps->slice.level), 0, (double)(ps->count / slice), &b->sl);
+        for (int64_t j = s->sl_start[fp]; j < b->sl.n; j++)
+            s_sum_row(s, rf__mip_row(mip, 0, 0), b->xs.v, x0, x1, ps->slice.level, b->sl.v[j].unit, b->sl.v[j].col,
+                      -(double)slice);
+    } else if (slice > 1) {
+        for (int64_t i = x0; i < x1; i++) {
+            int32_t wc = rf__mip_col(mip, 0, (double)(ps->count / slice), true);
+            if (!s_push(&b->sl, b->xs.v[i].unit, wc))
+                return false;
+            int32_t row = rf__mip_row(mip, 0, 0);
+            rf__mip_coef(mip, row, b->xs.v[i].col, 1);
+            rf__mip_coef(mip, row, wc, -(double)slice);
+        }
+    }
+    s->sl_start[fp + 1] = b->sl.n;
+    return true;
+}
+
+/* ---------------------------------------------------------------- a gang's domains and hosts */
+
+/* A gang that can be admitted with no pod at all (every min_count 0,
+ * nothing bound) has no domain then: its domain rows hang on `a`, "has new
+ * pods" (a <= y, pods only with a), not on y. Otherwise y = 1 would force a
+ * domain, and an empty admission (which can lengthen an ordered prefix)
+ * would be cut from the program. */
+static void s_gang_active(rf__ilp_t *s, const s_build_t *b, s_gang_t *gs)
+{
+    const rf_gang_t *gg = &s->pb->gangs[gs->g];
+    rf__mip_t *mip = &s->mip;
+    bool emptiable = true;
+    for (int32_t p = 0; p < gg->n_pod_sets; p++)
+        emptiable &= gg->pod_sets[p].min_count == 0 && gg->pod_sets[p].n_bound_pods == 0;
+    gs->a = gs->y;
+    if (emptiable && !gs->one_pod) {
+        gs->a = rf__mip_col(mip, 0, 1, true);
+        int32_t ra = rf__mip_row(mip, -RF_MIP_INF, 0); /* a <= y */
+        rf__mip_coef(mip, ra, gs->a, 1);
+        rf__mip_coef(mip, ra, gs->y, -1);
+        for (int32_t p = 0; p < gg->n_pod_sets; p++) {
+            int32_t fp = s->ps0[gs->g] + p;
+            s_sum_row(s, rf__mip_row(mip, -RF_MIP_INF, 0), b->xs.v, s->xs_start[fp], s->xs_start[fp + 1], -1, -1, gs->a,
+                      -(double)gg->pod_sets[p].count); /* pods only with a */
+        }
+    }
+    s->acol[gs->g] = gs->a;
+}
+
+/* The link of domain column zc (domain d of level l) to the gang's x:
+ * per x (tight) or one row for the domain with its most pods as M. */
+static void s_domain_link(rf__ilp_t *s, s_build_t *b, const s_gang_t *gs, int32_t l, int32_t d, int32_t zc)
+{
+    rf__mip_t *mip = &s->mip;
+    if (s->tight) {
+        for (int64_t i = gs->x0; i < gs->x1; i++)
+            if (s_unit_dom(s, b->xs.v[i].unit, l) == d) {
+                int32_t rl = rf__mip_row(mip, -RF_MIP_INF, 0); /* z_d >= x / ub(x) */
+                rf__mip_coef(mip, rl, b->xs.v[i].col, 1);
+                rf__mip_coef(mip, rl, zc, -mip->ub[b->xs.v[i].col]);
+            }
+        return;
+    }
+    double M = 0;
+    for (int64_t i = gs->x0; i < gs->x1; i++)
+        if (s_unit_dom(s, b->xs.v[i].unit, l) == d)
+            M += mip->ub[b->xs.v[i].col];
+    if (M > (double)gs->room)
+        M = (double)gs->room;
+    s_sum_row(s, rf__mip_row(mip, -RF_MIP_INF, 0), b->xs.v, gs->x0, gs->x1, l, d, zc, -(M > 0 ? M : 1));
+}
+
+/* z per domain level: x inside d => z_d; sum z >= a (= 1 at the gang's
+ * required level); z <= a; a bound pod's domain has z = y. */
+static bool s_gang_domains(rf__ilp_t *s, s_build_t *b, const s_gang_t *gs)
+{
+    const rf_problem_t *pb = s->pb;
+    const rf_gang_t *gg = &pb->gangs[gs->g];
+    rf__mip_t *mip = &s->mip;
+    s->zs_start[gs->g] = b->zs.n;
+    for (int32_t l = 0; l < s->zl && !gs->one_pod; l++) {
+        s_next_gen(b);
+        int64_t z0 = b->zs.n;
+        for (int64_t i = gs->x0; i < gs->x1; i++)
+            s_keyed(s, b, s_unit_dom(s, b->xs.v[i].unit, l), 0, 1, &b->zs);
+        for (int32_t p = 0; p < gg->n_pod_sets; p++)
+            for (int32_t bi = 0; bi < gg->pod_sets[p].n_bound; bi++) {
+                int32_t d = rf__tree_node_dom(&s->tree, gg->pod_sets[p].bound[bi].node, l);
+                if (d < 0)
+                    continue;
+                int32_t zc = s_keyed(s, b, d, 0, 1, &b->zs);
+                int32_t row = rf__mip_row(mip, 0, 0);
+                rf__mip_coef(mip, row, zc, 1);
+                rf__mip_coef(mip, row, gs->y, -1);
+            }
+        for (int64_t j = z0; j < b->zs.n; j++)
+            rf__mip_prio(mip, b->zs.v[j].col, (uint8_t)(l == 0 ? 2 : 1));
+        int32_t rsum = rf__mip_row(mip, 0, l == gg->topology.required ? 0 : RF_MIP_INF);
+        rf__mip_coef(mip, rsum, gs->a, -1);
+        for (int64_t j = z0; j < b->zs.n; j++) {
+            int32_t zc = b->zs.v[j].col;
+            rf__mip_coef(mip, rsum, zc, 1);
+            s_domain_link(s, b, gs, l, b->zs.v[j].unit, zc);
+            int32_t ry = rf__mip_row(mip, -RF_MIP_INF, 0); /* z <= a (a <= y) */
+            rf__mip_coef(mip, ry, zc, 1);
+            rf__mip_coef(mip, ry, gs->a, -1);
+            if (!s_stage_add(s, s->n_stages - 1, zc, gg->bandwidth * pb->level_costs[l]))
+                return false;
+        }
+    }
+    s->zs_start[gs->g + 1] = b->zs.n;
+    return true;
+}
+
+/* The rows of host column hc (unit u): x <= fit * h per pod set, and for a
+ * gang of several pod sets their requests together within h nodes. */
+static void s_host_rows(rf__ilp_t *s, s_build_t *b, const s_gang_t *gs, int32_t u, int32_t hc)
+{
+    const rf_gang_t *gg = &s->pb->gangs[gs->g];
+    rf__mip_t *mip = &s->mip;
+    int32_t rep = s->unit_nodes[s->units[u].first];
+    int32_t rres[64];
+    for (int32_t r = 0; r < s->R && r < 64; r++)
+        rres[r] = -1;
+    for (int32_t p = 0; p < gg->n_pod_sets; p++) {
+        const rf_pod_set_t *ps = &gg->pod_sets[p];
+        int32_t fp = s->ps0[gs->g] + p;
+        for (int64_t i = s->xs_start[fp]; i < s->xs_start[fp + 1]; i++) {
+            if (b->xs.v[i].unit != u)
+                continue;
+            int32_t rowf = rf__mip_row(mip, -RF_MIP_INF, 0);
+            int64_t f = rf__ilp_fit_node(s, rep, ps);
+            if (f > ps->count - ps->n_bound_pods)
+                f = ps->count - ps->n_bound_pods;
+            rf__mip_coef(mip, rowf, b->xs.v[i].col, 1);
+            rf__mip_coef(mip, rowf, hc, -(double)f);
+            if (gg->n_pod_sets <= 1)
+                continue;
+            for (int32_t r = 0; r < s->R && r < 64; r++) {
+                int64_t fr = s->free[(int64_t)rep * s->R + r];
+                if (ps->requests[r] <= 0 || fr == RF_QTY_UNLIMITED)
+                    continue;
+                if (rres[r] < 0) {
+                    rres[r] = rf__mip_row(mip, -RF_MIP_INF, 0);
+                    rf__mip_coef(mip, rres[r], hc, -(double)fr);
+                }
+                rf__mip_coef(mip, rres[r], b->xs.v[i].col, (double)ps->requests[r]);
+            }
+        }
+    }
+}
+
+/* h per unit at the host level: nodes of the unit holding the gang's pods;
+ * sum h >= a (= 1 with a host requirement); h <= c * a; bound nodes h = y. */
+static bool s_gang_hosts(rf__ilp_t *s, s_build_t *b, const s_gang_t *gs)
+{
+    const rf_problem_t *pb = s->pb;
+    const rf_gang_t *gg = &pb->gangs[gs->g];
+    rf__mip_t *mip = &s->mip;
+    s->hs_start[gs->g] = b->hs.n;
+    if (s->host_level && !gs->one_pod) {
+        s_next_gen(b);
+        for (int64_t i = gs->x0; i < gs->x1; i++) {
+            int32_t u = b->xs.v[i].unit;
+            s_keyed(s, b, u, 0, s->units[u].count, &b->hs);
+        }
+        for (int32_t p = 0; p < gg->n_pod_sets; p++)
+            for (int32_t bi = 0; bi < gg->pod_sets[p].n_bound; bi++) {
+                int32_t u = s->node_unit[gg->pod_sets[p].bound[bi].node];
+                if (u < 0)
+                    continue;
+                int32_t hc = s_keyed(s, b, u, 0, s->units[u].count, &b->hs);
+                int32_t row = rf__mip_row(mip, 0, 0); /* a bound node is used: h = y */
+                rf__mip_coef(mip, row, hc, 1);
+                rf__mip_coef(mip, row, gs->y, -1);
+            }
+        int32_t rsum = rf__mip_row(mip, 0, gg->topology.required == s->L - 1 ? 0 : RF_MIP_INF); /* sum h >= a */
+        rf__mip_coef(mip, rsum, gs->a, -1);
+        for (int64_t j = s->hs_start[gs->g]; j < b->hs.n; j++) {
+            int32_t u = b->hs.v[j].unit, hc = b->hs.v[j].col;
+            rf__mip_coef(mip, rsum, hc, 1);
+            int32_t ry = rf__mip_row(mip, -RF_MIP_INF, 0); /* h <= c*a */
+            rf__mip_coef(mip, ry, hc, 1);
+            rf__mip_coef(mip, ry, gs->a, -(double)s->units[u].count);
+            if (!s_stage_add(s, s->n_stages - 1, hc, gg->bandwidth * pb->level_costs[s->L - 1]))
+                return false;
+            s_host_rows(s, b, gs, u, hc);
+        }
+    }
+    s->hs_start[gs->g + 1] = b->hs.n;
+    return true;
+}
+
+/* ---------------------------------------------------------------- gangs */
+
+/* The empty ranges of a kept gang. */
+static void s_kept_gang(rf__ilp_t *s, s_build_t *b, int32_t g)
+{
+    for (int32_t p = 0; p <= s->pb->gangs[g].n_pod_sets; p++) {
+        s->xs_start[s->ps0[g] + p] = b->xs.n;
+        s->ps_dom_start[s->ps0[g] + p] = b->psd.n;
+        s->sl_start[s->ps0[g] + p] = b->sl.n;
+    }
+    s->hs_start[g] = s->hs_start[g + 1] = b->hs.n;
+    s->zs_start[g] = s->zs_start[g + 1] = b->zs.n;
+}
+
+/* Every row and column of free gang g. */
+static bool s_gang(rf__ilp_t *s, s_build_t *b, int32_t g)
+{
+    const rf_gang_t *gg = &s->pb->gangs[g];
+    s_gang_t gs = {.g = g, .k = 0, .y = s->ycol[g], .broken = false};
+    while (b->prios[gs.k] != gg->priority)
+        gs.k++;
+    for (int32_t l = 0; l < RF_MAX_LEVELS; l++)
+        gs.pin_g[l] = -1;
+    for (int32_t p = 0; p < gg->n_pod_sets; p++)
+        s_pins(s, &gg->pod_sets[p], gg->topology.required, gs.pin_g, &gs.broken);
+    gs.x0 = b->xs.n;
+    for (int32_t p = 0; p < gg->n_pod_sets; p++)
+        if (!s_pod_set_x(s, b, &gs, p) || !s_pod_set_domain(s, b, &gs, p) || !s_pod_set_slices(s, b, &gs, p))
+            return false;
+    gs.x1 = b->xs.n;
+    gs.room = 0;
+    gs.one_pod = true;
+    for (int32_t p = 0; p < gg->n_pod_sets; p++) {
+        gs.room += gg->pod_sets[p].count - gg->pod_sets[p].n_bound_pods;
+        gs.one_pod &= gg->pod_sets[p].n_bound_pods == 0;
+    }
+    gs.one_pod &= gs.room <= 1; /* one pod has no penalty wherever it goes: no z, no h */
+    s_gang_active(s, b, &gs);
+    if (!s_gang_domains(s, b, &gs) || !s_gang_hosts(s, b, &gs))
+        return false;
+    /* the penalty's constant part: - sum of costs, with a */
+    if (!gs.one_pod && !s_stage_add(s, s->n_stages - 1, gs.a, -gg->bandwidth * b->cost_sum))
+        return false;
+    /* ordered: the prefix stage counts y */
+    return !b->ordered || s_stage_add(s, gs.k * b->per, gs.y, 1);
+}
+
+/* Ordered admission: within each priority, y is non-increasing in problem
+ * order; a kept gang's decision is a constant in the chain. */
+static void s_ordered(rf__ilp_t *s, const s_build_t *b)
+{
+    const rf_problem_t *pb = s->pb;
+    rf__mip_t *mip = &s->mip;
+    for (int32_t k = 0; k < b->n_prio; k++) {
+        int32_t prev = -1;
+        bool closed = false; /* a kept gang before was rejected */
+        for (int32_t g = 0; g < pb->n_gangs; g++) {
+            if (pb->gangs[g].priority != b->prios[k])
+                continue;
+            if (s->keep[g]) {
+                if (!s->kept_admitted[g])
+                    closed = true;
+                else /* every earlier free gang must be admitted */
+                    for (int32_t e = 0; e < g; e++)
+                        if (pb->gangs[e].priority == b->prios[k] && !s->keep[e])
+                            mip->lb[s->ycol[e]] = 1;
+                continue;
+            }
+            if (closed)
+                mip->ub[s->ycol[g]] = 0;
+            if (prev >= 0) {
+                int32_t row = rf__mip_row(mip, 0, RF_MIP_INF); /* y_prev >= y_g */
+                rf__mip_coef(mip, row, s->ycol[prev], 1);
+                rf__mip_coef(mip, row, s->ycol[g], -1);
+            }
+            prev = g;
+        }
+    }
+}
+
+rf_status rf__ilp_build(rf__ilp_t *s)
+{
+    const rf_problem_t *pb = s->pb;
+    s_build_t b;
+    memset(&b, 0, sizeof b);
+    b.keysz = (s->tree.n_domains > s->n_units ? s->tree.n_domains : s->n_units) + 1;
+    b.stamp = malloc((size_t)b.keysz * sizeof *b.stamp);
+    b.gen = calloc((size_t)b.keysz, sizeof *b.gen);
+    b.cap_row = malloc((size_t)(s->n_units + 1) * (size_t)s->R * sizeof *b.cap_row);
+    rf_status rc = RF_ENOMEM;
+    if (!b.stamp || !b.gen || !b.cap_row)
+        goto done;
+    for (int64_t i = 0; i < (int64_t)s->n_units * s->R; i++)
+        b.cap_row[i] = -1;
+    for (int32_t l = 0; l < s->L; l++)
+        b.cost_sum += pb->level_costs[l];
+    if (!s_priorities(s, &b)) {
+        rc = RF_EINVAL; /* more stages than the program holds */
+        goto done;
+    }
+    /* y for every free gang first (ordered chains link them) */
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        s->ycol[g] = s->keep[g] ? -1 : rf__mip_col(&s->mip, 0, 1, true);
+        rf__mip_prio(&s->mip, s->ycol[g], 3); /* admission decides first */
+    }
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        if (s->keep[g])
+            s_kept_gang(s, &b, g);
+        else if (!s_gang(s, &b, g))
+            goto done;
+    }
+    if (b.ordered)
+        s_ordered(s, &b);
+    rc = s->mip.failed ? RF_ENOMEM : RF_OK;
+done:
+    /* the lists belong to s from here, whatever happened */
+    s->xs = b.xs.v;
+    s->hs = b.hs.v;
+    s->zs = b.zs.v;
+    s->ps_dom = b.psd.v;
+    s->sl = b.sl.v;
+    free(b.stamp);
+    free(b.gen);
+    free(b.cap_row);
+    return rc;
+}

@@ -139,7 +139,7 @@ static bool s_ib_linked(const rf_probe_facts_t *f)
 static void s_tier0_ib(const rf_probe_facts_t *f, const rf_probe_label_cfg_t *c, rf_probe_label_t *l)
 {
     if (f->ib.state != RF_SRC_OK) {
-        s_why(l, RF_LABEL_LEAVE, "InfiniBand: %s", f->ib.state == RF_SRC_ERROR ? f->ib.error : "not read");
+        s_why(l, RF_LABEL_LEAVE, "%s", f->ib.state == RF_SRC_ERROR ? f->ib.error : "InfiniBand: not read");
         return;
     }
     const rf_probe_ib_t *best = NULL;
@@ -182,7 +182,7 @@ static void s_tier0_ib(const rf_probe_facts_t *f, const rf_probe_label_cfg_t *c,
 static void s_tier0_lldp(const rf_probe_facts_t *f, const rf_probe_label_cfg_t *c, rf_probe_label_t *l)
 {
     if (f->lldp.state != RF_SRC_OK) {
-        s_why(l, RF_LABEL_LEAVE, "LLDP: %s", f->lldp.state == RF_SRC_ERROR ? f->lldp.error : "not read");
+        s_why(l, RF_LABEL_LEAVE, "%s", f->lldp.state == RF_SRC_ERROR ? f->lldp.error : "LLDP: not read");
         return;
     }
     const rf_probe_lldp_t *pick = NULL;
@@ -246,7 +246,7 @@ static void s_locality(const rf_probe_facts_t *f, const char *prefix, rf_probe_l
             return;
     if (f->hwloc.state != RF_SRC_OK) {
         for (int i = 0; i < 5; i++)
-            s_why(ls[i], RF_LABEL_LEAVE, "hwloc: %s", f->hwloc.state == RF_SRC_ERROR ? f->hwloc.error : "not read");
+            s_why(ls[i], RF_LABEL_LEAVE, "%s", f->hwloc.state == RF_SRC_ERROR ? f->hwloc.error : "hwloc: not read");
         return;
     }
     if (!f->n_gpus || !f->n_nics) {

@@ -37,6 +37,18 @@ void rf__follow_fini(rf__follow_t *f)
     memset(f, 0, sizeof *f);
 }
 
+void rf__preempt_fini(rf__preempt_t *p)
+{
+    for (int32_t i = 0; i < p->n; i++) {
+        free(p->victims[i].ns);
+        free(p->victims[i].name);
+        free(p->victims[i].uid);
+    }
+    free(p->victims);
+    free(p->gang);
+    memset(p, 0, sizeof *p);
+}
+
 void rf__binder_fini(rf__binder_t *b)
 {
     for (int32_t i = 0; i < b->n_follows; i++)
@@ -59,6 +71,9 @@ void rf__binder_fini(rf__binder_t *b)
     for (int32_t i = 0; i < b->n_busy; i++)
         free(b->busy[i]);
     free(b->busy);
+    for (int32_t i = 0; i < b->n_preempts; i++)
+        rf__preempt_fini(&b->preempts[i]);
+    free(b->preempts);
     rf__limiter_fini(&b->lim);
     pthread_mutex_destroy(&b->mu);
     memset(b, 0, sizeof *b);
@@ -146,9 +161,11 @@ bool rf__binder_holds(void *binder, const char *gang)
     for (int32_t i = 0; i < b->n_bound && !held; i++)
         held = strcmp(b->bound[i].gang, gang) == 0;
     pthread_mutex_unlock(&b->mu);
-    /* follows belong to the cycle thread, which is the one building plans */
+    /* follows and preempts belong to the cycle thread, which is the one building plans */
     for (int32_t i = 0; i < b->n_follows && !held; i++)
         held = strcmp(b->follows[i].gang, gang) == 0;
+    for (int32_t i = 0; i < b->n_preempts && !held; i++)
+        held = strcmp(b->preempts[i].gang, gang) == 0;
     return held;
 }
 
@@ -173,6 +190,9 @@ rf__held_why rf__binder_held_why(rf__binder_t *b, const char *gang)
     for (int32_t i = 0; i < b->n_follows && !why; i++)
         if (strcmp(b->follows[i].gang, gang) == 0)
             why = RF_HELD_BINDING;
+    for (int32_t i = 0; i < b->n_preempts && !why; i++)
+        if (strcmp(b->preempts[i].gang, gang) == 0)
+            why = RF_HELD_BINDING; /* on its way: its victims are leaving */
     return why;
 }
 

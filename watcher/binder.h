@@ -73,6 +73,15 @@ typedef struct {
     char *why; /* the last eviction's reason */
 } rf__requeue_t;
 
+/* A gang that preempted others: it waits, its pods nominated to its nodes,
+ * until every victim pod is gone (cycle thread only). */
+typedef struct {
+    char *gang;
+    rf__member_t *victims;
+    int32_t n;
+    double since;
+} rf__preempt_t;
+
 typedef struct rf__binder {
     /* wiring */
     rf__kube_t *kube;
@@ -111,6 +120,8 @@ typedef struct rf__binder {
     int32_t n_follows, cap_follows;
     rf__hold_t *told; /* gangs told unschedulable: `until` is when they may be told a new reason */
     int32_t n_told, cap_told;
+    rf__preempt_t *preempts; /* preemptors waiting for their victims */
+    int32_t n_preempts, cap_preempts;
     /* counters */
     atomic_long binds_ok, binds_failed, retries, throttled, rollbacks, gangs_bound, events, evictions, requeued,
         failed_gangs;
@@ -170,6 +181,7 @@ void rf__binder_busy(rf__binder_t *b, const char *gang, int delta);
 /* Take the gangs bound since the last call (the caller owns them). */
 rf__follow_t *rf__binder_take_bound(rf__binder_t *b, int32_t *n);
 void rf__follow_fini(rf__follow_t *f);
+void rf__preempt_fini(rf__preempt_t *p);
 
 /* The requeue annotation's value: "COUNT NEXT-TRY" (RFC 3339), or "COUNT failed". */
 void rf__requeue_format(const rf__requeue_t *r, char *buf, size_t cap);

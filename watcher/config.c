@@ -57,6 +57,7 @@ void rf__config_usage(FILE *out)
           "  lease-name [rackfit-watch] lease-duration-s [15] renew-deadline-s [10] retry-period-s [2]\n"
           "  identity [$POD_NAME, else HOST-PID] health-port [0: off; GET /healthz, /readyz]\n"
           "  metrics-listen HOST:PORT [off; GET /metrics, /healthz, /readyz]\n"
+          "  preemption lower_priority|never [lower_priority]: our running gangs may be preempted whole\n"
           "  watch-timeout-s [300] log-level error|warn|info|debug [info]\n",
           out);
 }
@@ -78,7 +79,8 @@ static rf_status s_set_str(rf__config_t *c, const char *key, const char *v, bool
                 {"lease-name", &c->lease_name},
                 {"identity", &c->identity},
                 {"log-level", &c->log_level},
-                {"metrics-listen", &c->metrics_listen}};
+                {"metrics-listen", &c->metrics_listen},
+                {"preemption", &c->preemption}};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (strcmp(key, strs[i].k) == 0) {
             *done = true;
@@ -173,7 +175,7 @@ void rf__config_fini(rf__config_t *c)
 {
     char **all[] = {&c->kubeconfig,  &c->context,   &c->solver,         &c->scheduler_name,  &c->levels,
                     &c->level_costs, &c->mode,      &c->value_resource, &c->lease_namespace, &c->lease_name,
-                    &c->identity,    &c->log_level, &c->metrics_listen, &c->levels_buf};
+                    &c->identity,    &c->log_level, &c->metrics_listen, &c->preemption,      &c->levels_buf};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         free(*all[i]);
         *all[i] = NULL;
@@ -237,6 +239,8 @@ static rf_status s_derive(rf__config_t *c, rf_error_t *err)
     }
     if (c->binders < 1)
         c->binders = 1;
+    if (c->preemption && strcmp(c->preemption, "lower_priority") != 0 && strcmp(c->preemption, "never") != 0)
+        return rf_error_set(err, RF_EINVAL, "preemption", "must be lower_priority or never, not `%s`", c->preemption);
     return RF_OK;
 }
 

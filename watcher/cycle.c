@@ -9,6 +9,7 @@
 #include "follow.h"
 #include "ktime.h"
 #include "log.h"
+#include "preempt.h"
 #include "recover.h"
 #include "tell.h"
 
@@ -66,11 +67,13 @@ static void s_unsent(rf__cycle_t *c, const rf__plan_t *plan, long counts[RF_PEND
     }
 }
 
-/* Hand admitted gangs to the binder threads; tell rejected ones. */
-static void s_decide(rf__cycle_t *c, const rf__plan_t *plan, rf__decision_t *d, int32_t nd,
+/* Hand admitted gangs to the binder threads (but preemptors, which wait for their victims); tell rejected ones. */
+static void s_decide(rf__cycle_t *c, const rf__plan_t *plan, rf__decision_t *d, int32_t nd, const bool *waits,
                      long counts[RF_PENDING_COUNT])
 {
     for (int32_t i = 0; i < nd && !rf__binder_stopped(c->binder); i++) {
+        if (waits[i])
+            continue;
         if (!d[i].admitted) {
             counts[RF_PENDING_CAPACITY]++;
             rf__binder_tell(c->binder, c->pool, &plan->gangs[d[i].plan_gang], d[i].reason, NULL, NULL);
@@ -121,11 +124,18 @@ void rf__cycle_once(rf__cycle_t *c)
         rf__log(RF_LOG_INFO, "cycle: problem of %d gangs built in %.1f ms, solved by rackfitd in %.1f ms", plan.n_sent,
                 (t0 - t_build) * 1e3, solve_s * 1e3);
         rf__decision_t *d = NULL;
-        int32_t nd = 0;
-        if (rf__decisions_from_answer(&plan, answer, alen, &d, &nd, &err) != RF_OK)
+        rf__victim_t *v = NULL;
+        int32_t nd = 0, nv = 0;
+        bool *waits = NULL;
+        if (rf__decisions_from_answer(&plan, answer, alen, &d, &nd, &err) != RF_OK ||
+            rf__victims_from_answer(&plan, answer, alen, &v, &nv, &err) != RF_OK) {
             rf__log(RF_LOG_ERROR, "the answer from rackfitd: %s", err.message);
-        else
-            s_decide(c, &plan, d, nd, counts);
+        } else if ((waits = calloc((size_t)nd + 1, sizeof *waits))) {
+            rf__preempt_start(c->binder, c->pool, &plan, v, nv, d, nd, waits);
+            s_decide(c, &plan, d, nd, waits, counts);
+        }
+        free(waits);
+        rf__victims_free(&v, nv);
         rf__decisions_free(&d, nd);
     }
     counts[RF_PENDING_BINDING] = rf__pool_binding(c->pool); /* gangs decided, their binder at work */
@@ -203,6 +213,7 @@ void rf__cycle_run(rf__cycle_t *c)
         if (!s_ready(c, &recovered))
             continue;
         rf__binder_follow(c->binder, c->pool);
+        rf__preempt_check(c->binder);
         if (!s_due(c, &seen_gen, last_cycle))
             continue;
         last_cycle = rf__now();

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "jw.h"
 #include "kdoc.h"
 #include "kube_http.h"
 
@@ -150,5 +151,75 @@ done:
         *n_out = 0;
     }
     *out = d;
+    return rc;
+}
+
+void rf__victims_free(rf__victim_t **vp, int32_t n)
+{
+    if (!vp || !*vp)
+        return;
+    for (int32_t i = 0; i < n; i++)
+        free((*vp)[i].by);
+    free(*vp);
+    *vp = NULL;
+}
+
+rf_status rf__victims_from_answer(const rf__plan_t *plan, const char *answer, size_t len, rf__victim_t **out,
+                                  int32_t *n_out, rf_error_t *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (plan->n_running == 0)
+        return RF_OK;
+    rf__arena_t *arena = rf__arena_new(0);
+    rf_doc_t *doc = NULL;
+    rf_status rc = RF_OK;
+    rf__victim_t *v = NULL;
+    if (!arena)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    if ((rc = rf__kube_json(answer, len, arena, &doc, err)) != RF_OK)
+        goto done;
+    const rf_doc_t *run = rf__doc_get(doc, "running");
+    if (!run || run->type != RF_DOC_ARRAY || (int32_t)run->len != plan->n_running) {
+        rc = rf_error_set(err, RF_ESCHEMA, "running", "the answer does not answer the %d running gangs sent",
+                          plan->n_running);
+        goto done;
+    }
+    if (!(v = calloc((size_t)plan->n_running + 1, sizeof *v))) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    for (int32_t r = 0; r < plan->n_running; r++) {
+        const rf_doc_t *x = &run->u.items[r];
+        const char *name = rf__doc_str(x, "name");
+        if (!name || strcmp(name, plan->running[r].name) != 0) {
+            rc = rf_error_set(err, RF_ESCHEMA, "running", "answer running gang %d is `%s`, not `%s`", r,
+                              name ? name : "", plan->running[r].name);
+            goto done;
+        }
+        const rf_doc_t *pre = rf__doc_get(x, "preempted"), *by = rf__doc_get(x, "by");
+        if (!pre || pre->type != RF_DOC_BOOL || !pre->u.b)
+            continue;
+        rf__jw_t w;
+        rf__jw_init(&w);
+        rf__jw_puts(&w, ",");
+        for (uint32_t k = 0; by && by->type == RF_DOC_ARRAY && k < by->len; k++)
+            if (by->u.items[k].type == RF_DOC_STR) {
+                rf__jw_puts(&w, by->u.items[k].u.s);
+                rf__jw_puts(&w, ",");
+            }
+        v[*n_out].run = r;
+        if (!(v[(*n_out)++].by = rf__jw_take(&w, NULL))) {
+            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            goto done;
+        }
+    }
+done:
+    rf__arena_destroy(&arena);
+    if (rc != RF_OK) {
+        rf__victims_free(&v, *n_out);
+        *n_out = 0;
+    }
+    *out = v;
     return rc;
 }

@@ -40,6 +40,20 @@ rf_status rf__decisions_from_answer(const rf__plan_t *plan, const char *answer, 
 void rf__decision_fini(rf__decision_t *d);
 void rf__decisions_free(rf__decision_t **d, int32_t n);
 
+/* A running gang the answer preempts: plan->running[run], and the gangs it
+ * was preempted for, as ",NAME,NAME," (so ",NAME," finds one). */
+typedef struct {
+    int32_t run;
+    char *by;
+} rf__victim_t;
+
+/* The preempted running gangs of an answer (none when the plan sent none).
+ * An answer whose `running` does not list the plan's running gangs in order
+ * is refused with a message. */
+rf_status rf__victims_from_answer(const rf__plan_t *plan, const char *answer, size_t len, rf__victim_t **out,
+                                  int32_t *n, rf_error_t *err);
+void rf__victims_free(rf__victim_t **v, int32_t n);
+
 /* Copies of pod lists (NULL on OOM, or when n is 0 an empty allocation). */
 rf__bind_t *rf__binds_copy(const rf__bind_t *p, int32_t n);
 void rf__binds_free(rf__bind_t *p, int32_t n);

@@ -308,7 +308,9 @@ int rf__binder_evict(rf__binder_t *b, rf__kmulti_t *multi, const char *gang, con
     char value[96], next[RF_KTIME_CAP], message[1400];
     rf__requeue_format(rq, value, sizeof value);
     rf__ktime(rq->until_wall, next, sizeof next);
-    if (rq->failed)
+    if (rq->count == 0) /* a preemption: `why` names the gangs it makes room for */
+        snprintf(message, sizeof message, "rackfit: gang %s: %s: evicted whole", gang, why);
+    else if (rq->failed)
         snprintf(message, sizeof message,
                  "rackfit: gang %s: %s: evicted whole; it has been evicted %d times (requeue limit %d): the gang "
                  "has failed and is not placed again",
@@ -330,7 +332,10 @@ int rf__binder_evict(rf__binder_t *b, rf__kmulti_t *multi, const char *gang, con
         rf__jw_printf(&w, "/api/v1/namespaces/%s/events", pods[i].ns);
         ev[i].path = rf__jw_take(&w, NULL);
         ev[i].body = rf__event_body(b, pods[i].ns, pods[i].name, pods[i].uid, "Warning",
-                                    rq->failed ? "GangFailed" : "GangEvicted", message);
+                                    rq->count == 0 ? "Preempted"
+                                    : rq->failed   ? "GangFailed"
+                                                   : "GangEvicted",
+                                    message);
     }
     if (ev && ok && n) {
         rf__krun_t run = rf__binder_krun(b, multi);
@@ -342,6 +347,7 @@ int rf__binder_evict(rf__binder_t *b, rf__kmulti_t *multi, const char *gang, con
     }
     rf__kreqs_free(ev, ev ? n : 0);
     free(ok);
-    s_annotate_podgroup(b, multi, gang, value);
+    if (rq->count > 0)
+        s_annotate_podgroup(b, multi, gang, value);
     return failed;
 }

@@ -38,7 +38,8 @@ double rf__gang_ready_timeout(rf__binder_t *b, const char *gang, const rf__bind_
 
 /* Evict pods whole (policy/v1 Eviction, policy/v1beta1 on servers without
  * it), post an Event on each saying `why` and the requeue state `rq`, and
- * write the requeue annotation on the gang's PodGroup when it has one.
+ * write the requeue annotation on the gang's PodGroup when it has one. A
+ * preemption passes rq->count 0: the Event is `Preempted`, no annotation.
  * Returns how many evictions failed. A binder thread. */
 int rf__binder_evict(rf__binder_t *b, rf__kmulti_t *multi, const char *gang, const rf__bind_t *pods, int32_t n,
                      const char *why, const rf__requeue_t *rq);

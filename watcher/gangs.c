@@ -182,8 +182,23 @@ static void s_gang_fini(rf__pgang_t *g)
     memset(g, 0, sizeof *g);
 }
 
+static void s_run_fini(rf__prun_t *r)
+{
+    for (int32_t i = 0; i < r->n_pods; i++) {
+        free(r->pods[i].ns);
+        free(r->pods[i].name);
+        free(r->pods[i].uid);
+    }
+    free(r->pods);
+    free(r->name);
+    memset(r, 0, sizeof *r);
+}
+
 void rf__plan_fini(rf__plan_t *plan)
 {
+    for (int32_t i = 0; i < plan->n_running; i++)
+        s_run_fini(&plan->running[i]);
+    free(plan->running);
     for (int32_t i = 0; i < plan->n_gangs; i++)
         s_gang_fini(&plan->gangs[i]);
     free(plan->gangs);
@@ -246,6 +261,12 @@ static void s_build_fini(s_build_t *b, const rf__plan_t *plan)
         free(b->spec.gangs[g].sets);
     }
     free(b->spec.gangs);
+    for (int32_t r = 0; b->spec.running && r < plan->n_running; r++) {
+        for (int32_t s = 0; s < b->spec.running[r].n_sets; s++)
+            free(b->spec.running[r].sets[s].at);
+        free(b->spec.running[r].sets);
+    }
+    free(b->spec.running);
     free(b->items);
 }
 
@@ -272,8 +293,12 @@ static rf_status s_usage(s_build_t *b, rf_error_t *err)
         const char *on = p->node_name ? p->node_name : p->assumed_node;
         const char *charge = on;
         bool ours = strcmp(p->scheduler_name, b->o->scheduler_name) == 0;
-        if (!on && p->nominated && !ours)
-            charge = p->nominated; /* another scheduler's preemptor holds it */
+        char gang[320] = "";
+        if (ours)
+            rf__pod_gang_name(p, gang, sizeof gang);
+        /* a preemptor holds its nominated node: another scheduler's, or ours while it waits for its victims */
+        if (!on && p->nominated && (!ours || (b->skip && b->skip(b->ctx, gang))))
+            charge = p->nominated;
         int32_t ni = charge ? s_node_index(sp->nodes, sp->n_nodes, charge) : -1;
         if (ni >= 0) {
             for (int32_t r = 0; r < p->requests.n; r++)
@@ -534,13 +559,110 @@ static void s_min_counts(const rf__pgang_t *g, rf__pgang_spec_t *gs, int64_t nee
     gs->sets[at].min_count = mc;
 }
 
+static int s_str_cmp(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* A running pod set: members of items[i, j), counted per node. */
+static rf_status s_run_set(const s_build_t *b, rf__prun_set_t *rs, int32_t i, int32_t j, rf_error_t *err)
+{
+    const char **nodes = calloc((size_t)(j - i) + 1, sizeof *nodes);
+    rs->at = calloc((size_t)(j - i) + 1, sizeof *rs->at);
+    if (!nodes || !rs->at) {
+        free(nodes);
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    rs->pod = b->items[i].pod;
+    for (int32_t k = i; k < j; k++)
+        nodes[k - i] = b->items[k].node;
+    qsort(nodes, (size_t)(j - i), sizeof *nodes, s_str_cmp);
+    for (int32_t k = 0; k < j - i; k++) {
+        if (k == 0 || strcmp(nodes[k], nodes[k - 1]) != 0)
+            rs->at[rs->n_at++] = (rf__pbound_t){.node = nodes[k]};
+        rs->at[rs->n_at - 1].rank++;
+    }
+    free(nodes);
+    return RF_OK;
+}
+
+/* A gang of ours bound whole and running (every member Running on a known
+ * node, none being deleted, not held): a `running` gang the solver may
+ * preempt. Not one: RF_OK and nothing added. */
+static rf_status s_running(s_build_t *b, rf__plan_t *plan, int32_t a, int32_t z, const s_census_t *c, rf_error_t *err)
+{
+    if (!b->o->preemption || c->members == 0 || c->nonmembers > 0 || (b->skip && b->skip(b->ctx, b->items[a].gang)))
+        return RF_OK;
+    for (int32_t i = a; i < z; i++)
+        if (strcmp(b->items[i].pod->phase, "Running") != 0 || !b->items[i].pod->node_name ||
+            s_node_index(b->spec.nodes, b->spec.n_nodes, b->items[i].node) < 0)
+            return RF_OK;
+    rf__prun_t *r = &plan->running[plan->n_running];
+    rf__prun_spec_t *rs = &b->spec.running[plan->n_running++];
+    const rf__kpod_t *first = b->items[a].pod;
+    r->name = strdup(b->items[a].gang);
+    r->priority = c->priority;
+    r->pods = calloc((size_t)(z - a), sizeof *r->pods);
+    rs->sets = calloc((size_t)(z - a), sizeof *rs->sets);
+    if (!r->name || !r->pods || !rs->sets)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    const char *bw = rf__kvs_get(&first->annotations, RF_ANN_BANDWIDTH);
+    rs->bandwidth = bw ? strtod(bw, NULL) : 1.0;
+    if (!(rs->bandwidth > 0) || !isfinite(rs->bandwidth))
+        rs->bandwidth = 1.0;
+    rs->preemptible = true;
+    for (int32_t i = a; i < z; i++) {
+        const char *pe = rf__kvs_get(&b->items[i].pod->annotations, RF_ANN_PREEMPTIBLE);
+        if (pe && strcmp(pe, "false") == 0)
+            rs->preemptible = false;
+        rf__member_t *m = &r->pods[r->n_pods++];
+        const rf__kpod_t *q = b->items[i].pod;
+        *m = (rf__member_t){.ns = strdup(q->ns), .name = strdup(q->name), .uid = strdup(q->uid)};
+        if (!m->ns || !m->name || !m->uid)
+            return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    for (int32_t i = a; i < z;) {
+        int32_t j = i;
+        while (j < z && strcmp(b->items[j].pod->sig, b->items[i].pod->sig) == 0)
+            j++;
+        rf__prun_set_t *set = &rs->sets[rs->n_sets++];
+        rf_status rc = s_run_set(b, set, i, j, err);
+        if (rc != RF_OK)
+            return rc;
+        i = j;
+    }
+    return RF_OK;
+}
+
+/* Keep only the running gangs some sent gang outranks: no other can be preempted. */
+static void s_running_prune(s_build_t *b, rf__plan_t *plan)
+{
+    int64_t top = INT64_MIN;
+    for (int32_t j = 0; j < plan->n_sent; j++)
+        if (b->spec.gangs[plan->sent[j]].priority > top)
+            top = b->spec.gangs[plan->sent[j]].priority;
+    int32_t keep = 0;
+    for (int32_t r = 0; r < plan->n_running; r++) {
+        if (plan->running[r].priority < top) {
+            plan->running[keep] = plan->running[r];
+            b->spec.running[keep++] = b->spec.running[r];
+            continue;
+        }
+        s_run_fini(&plan->running[r]);
+        for (int32_t s = 0; s < b->spec.running[r].n_sets; s++)
+            free(b->spec.running[r].sets[s].at);
+        free(b->spec.running[r].sets);
+    }
+    plan->n_running = keep;
+}
+
 /* One gang: the run items[a, z). */
 static rf_status s_gang(s_build_t *b, rf__plan_t *plan, int32_t a, int32_t z, rf_error_t *err)
 {
     s_census_t c;
     s_census(b, a, z, &c);
-    if (c.pending == 0) /* nothing to place (a single pod that is bound, or a gang all bound) */
-        return RF_OK;
+    if (c.pending == 0) /* nothing to place (a single pod that is bound, or a gang all bound): maybe a victim */
+        return s_running(b, plan, a, z, &c, err);
     rf__pgang_t *g = &plan->gangs[plan->n_gangs];
     rf__pgang_spec_t *gs = &b->spec.gangs[plan->n_gangs++];
     g->name = strdup(b->items[a].gang);
@@ -578,7 +700,9 @@ static rf_status s_build(s_build_t *b, rf__plan_t *plan, rf_error_t *err)
     plan->gangs = calloc((size_t)b->n_items + 1, sizeof *plan->gangs);
     plan->sent = calloc((size_t)b->n_items + 1, sizeof *plan->sent);
     b->spec.gangs = calloc((size_t)b->n_items + 1, sizeof *b->spec.gangs);
-    if (!plan->gangs || !plan->sent || !b->spec.gangs)
+    plan->running = calloc((size_t)b->n_items + 1, sizeof *plan->running);
+    b->spec.running = calloc((size_t)b->n_items + 1, sizeof *b->spec.running);
+    if (!plan->gangs || !plan->sent || !b->spec.gangs || !plan->running || !b->spec.running)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     for (int32_t a = 0; a < b->n_items;) {
         int32_t z = a;
@@ -588,6 +712,7 @@ static rf_status s_build(s_build_t *b, rf__plan_t *plan, rf_error_t *err)
             return rc;
         a = z;
     }
+    s_running_prune(b, plan);
     return plan->n_sent ? rf__plan_write(&b->spec, plan, err) : RF_OK;
 }
 

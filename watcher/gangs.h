@@ -50,6 +50,7 @@ typedef struct {
     const char *mode;          /* "auto", "greedy", "ilp" */
     int64_t time_limit_ms;
     const char *value_resource; /* NULL: the contract's default */
+    bool preemption;            /* send our running gangs (options.preemption lower_priority), else `never` */
 } rf__gang_opts_t;
 
 typedef enum {
@@ -84,6 +85,17 @@ typedef struct {
     int64_t n_pending;
 } rf__pgang_t;
 
+/* A gang of ours running whole, sent as a `running` gang the solver may
+ * preempt (its pods are what an eviction takes). */
+typedef struct {
+    char *name;
+    int64_t priority;
+    rf__member_t *pods;
+    int32_t n_pods;
+} rf__prun_t;
+
+#define RF_ANN_PREEMPTIBLE "rackfit.io/preemptible"
+
 typedef struct {
     char *json; /* the problem; NULL when no gang was sent */
     size_t len;
@@ -91,6 +103,8 @@ typedef struct {
     int32_t n_gangs;
     int32_t *sent; /* sent[j]: index in `gangs` of the problem's gang j */
     int32_t n_sent;
+    rf__prun_t *running; /* the problem's running gangs, in its order (preemption only) */
+    int32_t n_running;
 } rf__plan_t;
 
 /* `skip` (may be NULL) holds a gang by name (backoff, binding in flight).

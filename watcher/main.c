@@ -246,7 +246,8 @@ int main(int argc, char **argv)
                                  .level_costs = a->cfg.n_costs ? a->cfg.cost_v : NULL,
                                  .mode = a->cfg.mode ? a->cfg.mode : "auto",
                                  .time_limit_ms = a->cfg.time_limit_ms,
-                                 .value_resource = a->cfg.value_resource};
+                                 .value_resource = a->cfg.value_resource,
+                                 .preemption = !a->cfg.preemption || strcmp(a->cfg.preemption, "never") != 0};
     if (!rc) {
         rf__log(RF_LOG_INFO, "rackfit-watch %s: API server %s, solver %s, scheduler name %s, %d levels, %ld binders",
                 a->cfg.ident, rf__kube_server(a->kube), a->cfg.solver, a->cfg.scheduler_name, a->cfg.n_levels,

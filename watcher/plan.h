@@ -41,13 +41,30 @@ typedef struct {
     rf__pset_spec_t *sets;
 } rf__pgang_spec_t;
 
+/* A running gang's pod set: its spec and where its pods are (node, count). */
+typedef struct {
+    const char *name;
+    const rf__kpod_t *pod;
+    rf__pbound_t *at; /* `rank` holds the count */
+    int32_t n_at;
+} rf__prun_set_t;
+
+/* A running gang's spec, parallel to rf__plan_t.running. */
+typedef struct {
+    double bandwidth;
+    bool preemptible; /* not annotated rackfit.io/preemptible: "false" */
+    rf__prun_set_t *sets;
+    int32_t n_sets;
+} rf__prun_spec_t;
+
 typedef struct {
     const rf__gang_opts_t *opts;
     rf__knode_t **nodes; /* by name */
     int32_t n_nodes;
     rf__res_t *used; /* per node, without `pods` */
     int64_t *used_pods;
-    rf__pgang_spec_t *gangs; /* per plan gang */
+    rf__pgang_spec_t *gangs;  /* per plan gang */
+    rf__prun_spec_t *running; /* per plan running gang */
 } rf__plan_spec_t;
 
 /* Write the problem of the plan's sent gangs into plan->json (plan->len). RF_ENOMEM. */

@@ -173,6 +173,44 @@ static void s_gangs(rf__jw_t *w, const rf__plan_spec_t *spec, const rf__plan_t *
     rf__jw_puts(w, "]");
 }
 
+/* The running gangs the solver may preempt: where they are, whole. */
+static void s_running(rf__jw_t *w, const rf__plan_spec_t *spec, const rf__plan_t *plan)
+{
+    rf__jw_key(w, "running");
+    rf__jw_puts(w, "[");
+    for (int32_t r = 0; r < plan->n_running; r++) {
+        const rf__prun_spec_t *rs = &spec->running[r];
+        rf__jw_sep(w);
+        rf__jw_puts(w, "{");
+        rf__jw_key(w, "name");
+        rf__jw_str(w, plan->running[r].name);
+        rf__jw_key(w, "priority");
+        rf__jw_printf(w, "%lld", (long long)plan->running[r].priority);
+        rf__jw_key(w, "bandwidth");
+        rf__jw_printf(w, "%.17g", rs->bandwidth);
+        rf__jw_key(w, "preemptible");
+        rf__jw_puts(w, rs->preemptible ? "true" : "false");
+        rf__jw_key(w, "pod_sets");
+        rf__jw_puts(w, "[");
+        for (int32_t s = 0; s < rs->n_sets; s++) {
+            rf__jw_sep(w);
+            rf__jw_printf(w, "{\"name\":\"set-%d\"", s);
+            s_res(w, "requests", &rs->sets[s].pod->requests, -1);
+            rf__jw_key(w, "placements");
+            rf__jw_puts(w, "[");
+            for (int32_t k = 0; k < rs->sets[s].n_at; k++) {
+                rf__jw_sep(w);
+                rf__jw_puts(w, "{\"node\":");
+                rf__jw_str(w, rs->sets[s].at[k].node);
+                rf__jw_printf(w, ",\"count\":%lld}", (long long)rs->sets[s].at[k].rank);
+            }
+            rf__jw_puts(w, "]}");
+        }
+        rf__jw_puts(w, "]}");
+    }
+    rf__jw_puts(w, "]");
+}
+
 static void s_node(rf__jw_t *w, const rf__plan_spec_t *spec, int32_t i, const s_affs_t *affs)
 {
     const rf__knode_t *n = spec->nodes[i];
@@ -267,8 +305,12 @@ rf_status rf__plan_write(const rf__plan_spec_t *spec, rf__plan_t *plan, rf_error
     s_cluster(&w, spec, &affs);
     rf__jw_raw(&w, ",", 1);
     rf__jw_raw(&w, gw.p ? gw.p : "", gw.len);
+    if (plan->n_running)
+        s_running(&w, spec, plan);
     rf__jw_key(&w, "options");
     rf__jw_puts(&w, "{");
+    rf__jw_key(&w, "preemption");
+    rf__jw_str(&w, o->preemption ? "lower_priority" : "never");
     rf__jw_key(&w, "mode");
     rf__jw_str(&w, o->mode ? o->mode : "auto");
     rf__jw_key(&w, "time_limit_ms");

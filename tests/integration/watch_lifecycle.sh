@@ -61,7 +61,7 @@ expect "a gang not ready within its ready timeout is evicted with an Event sayin
     --timeout 20
 expect "... through the Eviction API, every pod (a PDB's 429 retried)" wait_for 10 eval '(($(counter evicted) >= 4))'
 expect "... the PDB refusals were seen" eval '(($(counter evictions_refused) == 2))'
-expect "... the PodGroup carries the requeue count and next try" wait_for 10 annotation_is default slow '1 20*Z'
+expect "... the PodGroup carries the requeue count and next try" wait_for 10 annotation_is default slow '[12] 20*Z'
 expect "... its recreated pods are told they were requeued" \
     ctl wait-event default "gang default/slow: requeued 1 times" --reason GangRequeued --timeout 20
 expect "... evicted again after its backoff (requeue 2)" \

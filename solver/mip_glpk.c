@@ -284,9 +284,38 @@ typedef struct {
     double *rscale; /* row scale factors while loading */
 } s_own_t;
 
-static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int32_t n_stages,
-                              const rf__mip_opts_t *opts, rf__mip_result_t *res, s_own_t *own, double deadline,
-                              rf_error_t *err)
+/* A row keeping stage st's value `val` (within keep_tol) for the later
+ * stages; own->x1 is a zeroed dense accumulator here, and left zeroed. */
+static void s_keep_stage(glp_prob *P, const rf__mip_stage_t *st, double val, s_own_t *own)
+{
+    /* merge repeated columns: GLPK refuses duplicates in a row */
+    int row = glp_add_rows(P, 1);
+    int len = 0;
+    for (int32_t i = 0; i < st->n; i++) {
+        int j = st->cols[i] + 1;
+        if (own->x1[j] == 0) /* x1 doubles as a dense accumulator here */
+            own->row_ind[++len] = j;
+        own->x1[j] += st->vals[i];
+    }
+    int kept = 0;
+    for (int t = 1; t <= len; t++) {
+        int j = own->row_ind[t];
+        if (own->x1[j] != 0) {
+            own->row_ind[++kept] = j;
+            own->row_val[kept] = own->x1[j];
+        }
+        own->x1[j] = 0;
+    }
+    glp_set_mat_row(P, row, kept, own->row_ind, own->row_val);
+    if (st->maximize)
+        glp_set_row_bnds(P, row, GLP_LO, val - st->keep_tol, 0);
+    else
+        glp_set_row_bnds(P, row, GLP_UP, 0, val + st->keep_tol);
+}
+
+/* The program as a glp_prob, rows scaled so their largest coefficient is
+ * 1; NULL on ENOMEM. */
+static glp_prob *s_load(const rf__mip_t *mip, s_own_t *own)
 {
     const int32_t n = mip->n_cols;
     glp_prob *P = glp_create_prob();
@@ -300,7 +329,7 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
     double *rscale = own->rscale = calloc((size_t)mip->n_rows + 1, sizeof *rscale);
     if (!rscale) {
         glp_delete_prob(P);
-        return rf_error_set(err, RF_ENOMEM, "", "out of memory building the integer program");
+        return NULL;
     }
     for (int64_t k = 0; k < mip->nnz; k++)
         rscale[mip->ti[k]] = fmax(rscale[mip->ti[k]], fabs(mip->tv[k]));
@@ -323,7 +352,7 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
     own->row_val = malloc((size_t)(n + 1) * sizeof *own->row_val);
     if (!own->ia || !own->ja || !own->ar || !own->x1 || !own->row_ind || !own->row_val) {
         glp_delete_prob(P);
-        return rf_error_set(err, RF_ENOMEM, "", "out of memory building the integer program");
+        return NULL;
     }
     for (int64_t k = 0; k < mip->nnz; k++) {
         own->ia[k + 1] = mip->ti[k] + 1;
@@ -335,6 +364,17 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
     if (mip->nnz > 0)
         glp_load_matrix(P, (int)mip->nnz, own->ia, own->ja, own->ar);
     glp_scale_prob(P, GLP_SF_AUTO);
+    return P;
+}
+
+static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int32_t n_stages,
+                              const rf__mip_opts_t *opts, rf__mip_result_t *res, s_own_t *own, double deadline,
+                              rf_error_t *err)
+{
+    const int32_t n = mip->n_cols;
+    glp_prob *P = s_load(mip, own);
+    if (!P)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory building the integer program");
     bool have_x = false;
     if (opts->incumbent && s_feasible(mip, opts->incumbent)) {
         own->best = malloc((size_t)(n + 1) * sizeof *own->best);
@@ -449,29 +489,7 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
             break;
         /* keep this stage's value for the next ones */
         if (k + 1 < n_stages) {
-            /* merge repeated columns: GLPK refuses duplicates in a row */
-            int row = glp_add_rows(P, 1);
-            int len = 0;
-            for (int32_t i = 0; i < st->n; i++) {
-                int j = st->cols[i] + 1;
-                if (own->x1[j] == 0) /* x1 doubles as a dense accumulator here */
-                    own->row_ind[++len] = j;
-                own->x1[j] += st->vals[i];
-            }
-            int kept = 0;
-            for (int t = 1; t <= len; t++) {
-                int j = own->row_ind[t];
-                if (own->x1[j] != 0) {
-                    own->row_ind[++kept] = j;
-                    own->row_val[kept] = own->x1[j];
-                }
-                own->x1[j] = 0;
-            }
-            glp_set_mat_row(P, row, kept, own->row_ind, own->row_val);
-            if (st->maximize)
-                glp_set_row_bnds(P, row, GLP_LO, val - st->keep_tol, 0);
-            else
-                glp_set_row_bnds(P, row, GLP_UP, 0, val + st->keep_tol);
+            s_keep_stage(P, st, val, own);
         }
     }
     glp_delete_prob(P);

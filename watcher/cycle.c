@@ -9,9 +9,9 @@
 #include "follow.h"
 #include "ktime.h"
 #include "log.h"
-#include "preempt.h"
 #include "recover.h"
 #include "tell.h"
+#include "victims.h"
 
 /* When the gang's last pending pod was first seen (the bind latency's start). */
 static double s_seen_at(rf__cache_t *cache, const rf__decision_t *d)

@@ -1,5 +1,5 @@
-/* watcher/preempt.c: victims evicted whole, preemptors nominated and held until they are gone (see preempt.h). */
-#include "preempt.h"
+/* watcher/victims.c: victims evicted whole, preemptors nominated and held until they are gone (see victims.h). */
+#include "victims.h"
 
 #include <stdio.h>
 #include <stdlib.h>

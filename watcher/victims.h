@@ -1,4 +1,4 @@
-/* watcher/preempt.h: the watcher's part of topology-aware preemption
+/* watcher/victims.h: the watcher's part of topology-aware preemption
  * (issue 14; the solver picks the victims, PLACEMENT-MODEL.md "Running
  * gangs and preemption").
  *
@@ -17,8 +17,8 @@
  *   admit_timeout_s passes; then it is solved again with everything else
  *   and bound whole where the room now is.
  * The cycle thread; requests go through binder threads (pool.h). */
-#ifndef RACKFIT_WATCHER_PREEMPT_H
-#define RACKFIT_WATCHER_PREEMPT_H
+#ifndef RACKFIT_WATCHER_VICTIMS_H
+#define RACKFIT_WATCHER_VICTIMS_H
 
 #include "binder.h"
 #include "decisions.h"

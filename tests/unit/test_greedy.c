@@ -20,7 +20,6 @@
 #include "arena.h"
 #include "file.h"
 #include "json.h"
-#include "problem_read.h"
 #include "rackfit/rackfit.h"
 
 static int32_t s_gang(const rf_problem_t *pb, const char *name)
@@ -54,7 +53,7 @@ Test(greedy, kueue_topology_assignment_cases)
         const rf_doc_t *kq = rf__doc_get(c, "kueue");
         bool k_admitted = rf__doc_get(kq, "admitted")->u.b;
         rf_problem_t *pb = NULL;
-        cr_assert_eq(rf__problem_from_doc(rf__doc_get(c, "problem"), NULL, &lim, &pb, &err), RF_OK, "%s: %s: %s", name,
+        cr_assert_eq(rf_problem_from_doc(rf__doc_get(c, "problem"), NULL, &lim, &pb, &err), RF_OK, "%s: %s: %s", name,
                      err.path, err.message);
         rf_answer_t *ans = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
         rf_test_assert_feasible(pb, ans, name);

@@ -58,7 +58,7 @@ static void s_repath(rf_error_t *err, const char *prefix, bool name_is_node)
     snprintf(err->path, sizeof err->path, "%s%s", prefix, rest);
 }
 
-static const char *const s_put_keys[] = {"v", "op", "id", "name", "version", "cluster", NULL};
+static const char *const s_put_keys[] = {"v", "op", "id", "name", "version", "cluster", "running", NULL};
 
 rf_status rf__op_put(rf__req_t *q)
 {
@@ -80,12 +80,15 @@ rf_status rf__op_put(rf__req_t *q)
     rf_doc_t root = {.type = RF_DOC_MAP, .len = 2, .offset = -1, .u.pairs = top};
     rf_problem_t *p = NULL;
     RF_CALL(rf_problem_from_doc(&root, NULL, &o->cfg.limits, &p, &q->err));
-    RF_CALL(rf__store_put(o->store, name, p, version, rf_now_ms(), &new_version, &q->err));
+    /* running gangs: validated by the store against the nodes it keeps */
+    RF_CALL(rf__store_put(o->store, name, p, rf__req_get(q->root, "running"), &o->cfg.limits, version, rf_now_ms(),
+                          &new_version, &q->err));
     rf__reply_name_version(q, name, new_version);
     return RF_OK;
 }
 
-static const char *const s_patch_keys[] = {"v", "op", "id", "name", "version", "remove", "upsert", "used", NULL};
+static const char *const s_patch_keys[] = {
+    "v", "op", "id", "name", "version", "remove", "upsert", "used", "running_remove", "running_upsert", NULL};
 static const char *const s_used_keys[] = {"node", "used", "includes", NULL};
 
 rf_status rf__op_patch(rf__req_t *q)
@@ -108,6 +111,9 @@ rf_status rf__op_patch(rf__req_t *q)
     RF_CALL(rf__req_opt_int(q, "version", 1, INT64_MAX, &version));
     if ((x = rf__req_get(q->root, "remove")))
         RF_CALL(rf__req_names(q, x, "remove", (const char ***)&patch.remove, &patch.n_remove));
+    if ((x = rf__req_get(q->root, "running_remove")))
+        RF_CALL(rf__req_names(q, x, "running_remove", (const char ***)&patch.running_remove, &patch.n_running_remove));
+    patch.running_upsert = rf__req_get(q->root, "running_upsert");
     RF_CALL(rf__store_acquire(o->store, name, version, rf_now_ms(), &snap, &q->err));
 
     if ((x = rf__req_get(q->root, "upsert"))) {

@@ -5,6 +5,7 @@
  * and its solver threads (service/budget.h) only while rf_solve runs; a
  * pinned cluster_version never commits an answer computed on another
  * version; the problem and answer are freed on every path. */
+#include <stdio.h>
 #include <string.h>
 
 #include "clock.h"
@@ -50,6 +51,58 @@ static int32_t s_want_threads(const rf__ops_t *o, const rf_problem_t *p)
 #endif
 }
 
+/* The request's root with the running gangs stored with the cluster added
+ * after the batch's own `running` (docs/protocol.md): a batch entry of a
+ * stored name must be identical to the stored one (it then stands for it),
+ * else RF_ESCHEMA at running[i].name. */
+static rf_status s_with_stored_running(rf__req_t *q, const rf__snapshot_t *snap, const rf_doc_t **root)
+{
+    *root = q->root;
+    if (snap->n_running == 0)
+        return RF_OK;
+    const rf_doc_t *own = rf__req_get(q->root, "running");
+    if (own && own->type != RF_DOC_ARRAY)
+        return RF_OK; /* the reader names the error */
+    uint32_t n_own = own ? own->len : 0;
+    rf_doc_t *items = rf__arena_alloc(q->arena, ((size_t)n_own + (size_t)snap->n_running) * sizeof *items);
+    rf_doc_kv_t *pairs = rf__arena_alloc(q->arena, ((size_t)q->root->len + 1) * sizeof *pairs);
+    rf_doc_t *r = rf__arena_alloc(q->arena, sizeof *r);
+    if (!items || !pairs || !r)
+        return rf_error_set(&q->err, RF_ENOMEM, "", "out of memory");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < n_own; i++)
+        items[n++] = own->u.items[i];
+    for (int32_t k = 0; k < snap->n_running; k++) {
+        const rf_doc_t *sn = rf__doc_get(&snap->running[k], "name");
+        bool dup = false;
+        for (uint32_t i = 0; i < n_own && !dup; i++) {
+            const rf_doc_t *bn = own->u.items[i].type == RF_DOC_MAP ? rf__doc_get(&own->u.items[i], "name") : NULL;
+            if (!bn || !sn || !rf__doc_same(bn, sn))
+                continue;
+            if (!rf__doc_same(&own->u.items[i], &snap->running[k])) {
+                char path[64];
+                snprintf(path, sizeof path, "running[%u].name", (unsigned)i);
+                return rf_error_set(&q->err, RF_ESCHEMA, path,
+                                    "running gang \"%.200s\" is stored with cluster \"%.200s\" as something else "
+                                    "(change it with cluster.patch, or list it exactly as stored)",
+                                    sn->u.s, snap->name);
+            }
+            dup = true;
+        }
+        if (!dup)
+            items[n++] = snap->running[k];
+    }
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < q->root->len; i++)
+        if (strcmp(q->root->u.pairs[i].key, "running") != 0)
+            pairs[np++] = q->root->u.pairs[i];
+    pairs[np++] = (rf_doc_kv_t){
+        .key = "running", .key_len = 7, .value = {.type = RF_DOC_ARRAY, .len = n, .offset = -1, .u.items = items}};
+    *r = (rf_doc_t){.type = RF_DOC_MAP, .len = np, .offset = -1, .u.pairs = pairs};
+    *root = r;
+    return RF_OK;
+}
+
 /* Read the request's problem (on the stored cluster's current snapshot when
  * s->cname), solve it, and commit its placements when asked. */
 static rf_status s_solve_once(rf__req_t *q, s_solve_t *s)
@@ -57,7 +110,9 @@ static rf_status s_solve_once(rf__req_t *q, s_solve_t *s)
     rf__ops_t *o = q->ops;
     if (s->cname) {
         RF_CALL(rf__store_acquire(o->store, s->cname, s->cversion, rf_now_ms(), &s->snap, &q->err));
-        RF_CALL(rf_problem_from_doc_on(q->root, s_stored_keys, s->snap->problem, &o->cfg.limits, &s->problem, &q->err));
+        const rf_doc_t *root = NULL;
+        RF_CALL(s_with_stored_running(q, s->snap, &root));
+        RF_CALL(rf_problem_from_doc_on(root, s_stored_keys, s->snap->problem, &o->cfg.limits, &s->problem, &q->err));
     } else {
         RF_CALL(rf_problem_from_doc(q->root, s_inline_keys, &o->cfg.limits, &s->problem, &q->err));
     }

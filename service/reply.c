@@ -53,7 +53,7 @@ void rf__reply_deleted(rf__req_t *q, const char *name)
 
 void rf__reply_info(rf__req_t *q, const char *name, const rf__store_info_t *info)
 {
-    rf__reply_open(q, 6);
+    rf__reply_open(q, 8);
     rf__mp_key(q->w, "name");
     rf__mp_str(q->w, name);
     s_int(q->w, "version", info->version);
@@ -61,6 +61,8 @@ void rf__reply_info(rf__req_t *q, const char *name, const rf__store_info_t *info
     s_int(q->w, "nodes", info->nodes);
     s_int(q->w, "commits", info->commits);
     s_int(q->w, "commit_pods", info->commit_pods);
+    s_int(q->w, "running", info->running);
+    s_int(q->w, "preempting", info->preempting);
 }
 
 rf_status rf__reply_answer(rf__req_t *q, const rf_answer_t *answer, const char *cluster, int64_t version,

@@ -14,7 +14,12 @@
  *   a base or snapshot is freed when its last reference goes;
  * - a commit entry belongs to one solve and holds that solve's pods of one
  *   gang on one node, with its own expiry; two solves of one gang on one
- *   node are two entries (never merged, so neither extends the other). */
+ *   node are two entries (never merged, so neither extends the other);
+ * - a base's running gangs (`run`, documents in `run_arena`) were validated
+ *   against its nodes (`runp` is that reading: their placements and
+ *   requests); they change only with a new base (put, patch);
+ * - a `pre` entry names a gang with live commits whose solve preempted the
+ *   stored running gang `victim` (dropped when the gang has none left). */
 #include "store.h"
 #include "tree.h"
 
@@ -34,7 +39,18 @@ typedef struct {
     rf_problem_t *p;
     rf__tree_t tree; /* its topology tree, built at its first snapshot and lent to every solve */
     bool tree_built;
+    rf__arena_t *run_arena; /* the stored running gangs' documents */
+    rf_doc_t *run;
+    int32_t n_run;
+    rf_problem_t *runp; /* `run` read against p (NULL when n_run == 0) */
 } s_base_t;
+
+typedef struct {
+    char *gang;   /* the preemptor */
+    char *victim; /* a stored running gang */
+    char **set;   /* nodes whose `used` a patch set since (they hold the client's word) */
+    int32_t n_set;
+} s_pre_t;
 
 typedef struct {
     rf__snapshot_t pub; /* first: the public view */
@@ -63,6 +79,8 @@ typedef struct {
     int32_t n_commits;
     int32_t cap_commits;
     s_snap_t *snap;
+    s_pre_t *pre;
+    int32_t n_pre;
 } s_cluster_t;
 
 struct rf__store {
@@ -81,6 +99,8 @@ static void s_base_unref(s_base_t *b)
     if (b && --b->refs == 0) {
         if (b->tree_built)
             rf__tree_fini(&b->tree);
+        rf_problem_destroy(&b->runp);
+        rf__arena_destroy(&b->run_arena);
         rf_problem_destroy(&b->p);
         free(b);
     }
@@ -108,6 +128,152 @@ static s_cluster_t *s_find(rf__store_t *st, const char *name)
         if (strcmp(st->clusters[i].name, name) == 0)
             return &st->clusters[i];
     return NULL;
+}
+
+/* --------------------------------------------- running gangs (documents) */
+
+bool rf__doc_same(const rf_doc_t *a, const rf_doc_t *b)
+{
+    if (a->type != b->type)
+        return false;
+    switch (a->type) {
+    case RF_DOC_NULL:
+        return true;
+    case RF_DOC_BOOL:
+        return a->u.b == b->u.b;
+    case RF_DOC_INT:
+        return a->u.i == b->u.i;
+    case RF_DOC_FLOAT:
+        return a->u.f == b->u.f;
+    case RF_DOC_STR:
+        return a->len == b->len && memcmp(a->u.s, b->u.s, a->len) == 0;
+    case RF_DOC_ARRAY:
+        if (a->len != b->len)
+            return false;
+        for (uint32_t i = 0; i < a->len; i++)
+            if (!rf__doc_same(&a->u.items[i], &b->u.items[i]))
+                return false;
+        return true;
+    case RF_DOC_MAP:
+        if (a->len != b->len)
+            return false;
+        for (uint32_t i = 0; i < a->len; i++) {
+            const rf_doc_t *v = rf__doc_get(b, a->u.pairs[i].key);
+            if (!v || !rf__doc_same(&a->u.pairs[i].value, v))
+                return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Deep copy of `src` into `a` (false on ENOMEM). */
+static bool s_doc_copy(rf__arena_t *a, const rf_doc_t *src, rf_doc_t *dst)
+{
+    *dst = *src;
+    dst->offset = -1;
+    if (src->type == RF_DOC_STR)
+        return (dst->u.s = rf__arena_strndup(a, src->u.s, src->len)) != NULL;
+    if (src->type == RF_DOC_ARRAY) {
+        dst->u.items = rf__arena_alloc(a, ((size_t)src->len + 1) * sizeof *dst->u.items);
+        for (uint32_t i = 0; dst->u.items && i < src->len; i++)
+            if (!s_doc_copy(a, &src->u.items[i], &dst->u.items[i]))
+                return false;
+        return dst->u.items != NULL;
+    }
+    if (src->type == RF_DOC_MAP) {
+        dst->u.pairs = rf__arena_alloc(a, ((size_t)src->len + 1) * sizeof *dst->u.pairs);
+        for (uint32_t i = 0; dst->u.pairs && i < src->len; i++) {
+            dst->u.pairs[i] = src->u.pairs[i];
+            dst->u.pairs[i].key = rf__arena_strndup(a, src->u.pairs[i].key, src->u.pairs[i].key_len);
+            if (!dst->u.pairs[i].key || !s_doc_copy(a, &src->u.pairs[i].value, &dst->u.pairs[i].value))
+                return false;
+        }
+        return dst->u.pairs != NULL;
+    }
+    return true;
+}
+
+static const char *s_doc_name(const rf_doc_t *g)
+{
+    const rf_doc_t *n = g->type == RF_DOC_MAP ? rf__doc_get(g, "name") : NULL;
+    return n && n->type == RF_DOC_STR ? n->u.s : "";
+}
+
+/* Give base `b` (its p set) the running gangs items[0..n) (pointers into
+ * other documents: copied), read and validated against b->p. */
+static rf_status s_base_running(s_base_t *b, const rf_doc_t *const *items, int32_t n, const rf_limits_t *limits,
+                                rf_error_t *err)
+{
+    if (n == 0)
+        return RF_OK;
+    b->run_arena = rf__arena_new(1 << 16);
+    b->run = b->run_arena ? rf__arena_alloc(b->run_arena, (size_t)n * sizeof *b->run) : NULL;
+    for (int32_t i = 0; b->run && i < n; i++)
+        if (!s_doc_copy(b->run_arena, items[i], &b->run[i]))
+            return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    if (!b->run)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    b->n_run = n;
+    rf_doc_kv_t top[2] = {
+        {.key = "gangs", .key_len = 5, .value = {.type = RF_DOC_ARRAY, .len = 0, .offset = -1, .u.items = b->run}},
+        {.key = "running",
+         .key_len = 7,
+         .value = {.type = RF_DOC_ARRAY, .len = (uint32_t)n, .offset = -1, .u.items = b->run}}};
+    rf_doc_t root = {.type = RF_DOC_MAP, .len = 2, .offset = -1, .u.pairs = top};
+    return rf_problem_from_doc_on(&root, NULL, b->p, limits, &b->runp, err);
+}
+
+/* The running gangs of a put: every item of `arr` (an array). */
+static rf_status s_put_running(s_base_t *b, const rf_doc_t *arr, const rf_limits_t *limits, rf_error_t *err)
+{
+    if (!arr)
+        return RF_OK;
+    if (arr->type != RF_DOC_ARRAY)
+        return rf_error_set(err, RF_ESCHEMA, "running", "must be an array of running gangs, not %s",
+                            rf__doc_type_name(arr->type));
+    const rf_doc_t **items = malloc(((size_t)arr->len + 1) * sizeof *items);
+    if (!items)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    for (uint32_t i = 0; i < arr->len; i++)
+        items[i] = &arr->u.items[i];
+    rf_status rc = s_base_running(b, items, (int32_t)arr->len, limits, err);
+    free(items);
+    return rc;
+}
+
+static bool s_has_commit(const s_cluster_t *c, const char *gang)
+{
+    for (int32_t k = 0; k < c->n_commits; k++)
+        if (strcmp(c->commits[k].gang, gang) == 0)
+            return true;
+    return false;
+}
+
+static bool s_base_has_running(const s_base_t *b, const char *name)
+{
+    for (int32_t i = 0; i < b->n_run; i++)
+        if (strcmp(s_doc_name(&b->run[i]), name) == 0)
+            return true;
+    return false;
+}
+
+/* Forget preemptions whose preemptor has no live commit, or whose victim is
+ * no longer stored. */
+static void s_prune_pre(s_cluster_t *c)
+{
+    for (int32_t i = 0; i < c->n_pre;) {
+        if (!s_has_commit(c, c->pre[i].gang) || !s_base_has_running(c->base, c->pre[i].victim)) {
+            free(c->pre[i].gang);
+            free(c->pre[i].victim);
+            for (int32_t k = 0; k < c->pre[i].n_set; k++)
+                free(c->pre[i].set[k]);
+            free(c->pre[i].set);
+            c->pre[i] = c->pre[--c->n_pre];
+        } else {
+            i++;
+        }
+    }
 }
 
 static void s_invalidate(s_cluster_t *c)
@@ -176,6 +342,7 @@ static void s_expire(s_cluster_t *c, double now_ms, int64_t *expired)
     }
     if (any) {
         c->version++;
+        s_prune_pre(c);
         s_commits_changed(c);
     }
 }
@@ -292,6 +459,9 @@ static void s_cluster_fini(s_cluster_t *c)
     s_invalidate(c);
     for (int32_t k = 0; k < c->n_commits; k++)
         s_commit_free(&c->commits[k]);
+    c->n_commits = 0;
+    s_prune_pre(c);
+    free(c->pre);
     free(c->commits);
     free(c->eff_used);
     s_base_unref(c->base);
@@ -362,8 +532,9 @@ int32_t rf__store_count(rf__store_t *st)
     return n;
 }
 
-rf_status rf__store_put(rf__store_t *st, const char *name, rf_problem_t *cluster, int64_t version, double now_ms,
-                        int64_t *new_version, rf_error_t *err)
+rf_status rf__store_put(rf__store_t *st, const char *name, rf_problem_t *cluster, const rf_doc_t *running,
+                        const rf_limits_t *limits, int64_t version, double now_ms, int64_t *new_version,
+                        rf_error_t *err)
 {
     rf_status rc = RF_OK;
     pthread_mutex_lock(&st->mu);
@@ -382,6 +553,8 @@ rf_status rf__store_put(rf__store_t *st, const char *name, rf_problem_t *cluster
         cluster->options.value_resource = -1;
         rc = s_cluster_init(c, name, cluster, err);
         cluster = NULL;
+        if (rc == RF_OK)
+            rc = s_put_running(c->base, running, limits, err);
         if (rc != RF_OK) {
             if (c->name)
                 s_cluster_fini(c);
@@ -451,10 +624,15 @@ rf_status rf__store_put(rf__store_t *st, const char *name, rf_problem_t *cluster
         nb->refs = 1;
         nb->p = p;
         cluster = NULL;
+        if ((rc = s_put_running(nb, running, limits, err)) != RF_OK) {
+            s_base_unref(nb);
+            goto fail;
+        }
         if ((rc = s_rebase(c, nb, err)) != RF_OK)
             goto fail;
         c->version++;
         c->base_version++;
+        s_prune_pre(c);
         s_invalidate(c);
     }
     *new_version = c->version;
@@ -569,6 +747,129 @@ done:
     return rc;
 }
 
+/* Remember, on every open preemption, the nodes this patch set `used` of
+ * (best effort: on ENOMEM a node is not remembered). */
+static void s_pre_note_set(s_cluster_t *c, const rf__patch_t *pt)
+{
+    for (int32_t e = 0; e < c->n_pre; e++)
+        for (int32_t i = 0; pt->used && i < pt->used->n_nodes; i++) {
+            char **grown = realloc(c->pre[e].set, ((size_t)c->pre[e].n_set + 1) * sizeof *grown);
+            if (!grown)
+                return;
+            c->pre[e].set = grown;
+            if ((grown[c->pre[e].n_set] = strdup(pt->used->nodes[i].name)))
+                c->pre[e].n_set++;
+        }
+}
+
+/* Does this patch confirm the last live commits of `gang` (each on a node
+ * whose `used` entry includes it)? */
+static bool s_confirmed(const s_cluster_t *c, const rf__patch_t *pt, const char *gang)
+{
+    bool any = false;
+    for (int32_t k = 0; k < c->n_commits; k++) {
+        if (strcmp(c->commits[k].gang, gang) != 0)
+            continue;
+        const char *node = c->base->p->nodes[c->commits[k].node].name;
+        bool covered = false;
+        for (int32_t i = 0; pt->used && pt->includes && i < pt->used->n_nodes && !covered; i++)
+            if (strcmp(pt->used->nodes[i].name, node) == 0)
+                for (int32_t g = 0; g < pt->includes[i].n && !covered; g++)
+                    covered = strcmp(pt->includes[i].gangs[g], gang) == 0;
+        if (!covered)
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* Take running gang `v` of the old base out of `q`'s `used`, on the nodes
+ * the patch's `used` does not set (those it sets are the client's word). */
+static void s_victim_gone(const s_base_t *ob, int32_t v, const s_pre_t *e, const rf__patch_t *pt, rf_problem_t *q)
+{
+    const rf_problem_t *rp = ob->runp;
+    const rf_running_t *g = &rp->running[v];
+    for (int32_t j = 0; j < g->n_pod_sets; j++)
+        for (int32_t k = 0; k < g->pod_sets[j].n_placements; k++) {
+            const rf_run_placement_t *pl = &g->pod_sets[j].placements[k];
+            const char *node = rp->nodes[pl->node].name;
+            bool set = false;
+            for (int32_t i = 0; pt->used && i < pt->used->n_nodes && !set; i++)
+                set = strcmp(pt->used->nodes[i].name, node) == 0;
+            for (int32_t i = 0; i < e->n_set && !set; i++)
+                set = strcmp(e->set[i], node) == 0;
+            int32_t n = rf_problem_node(q, node);
+            if (set || n < 0)
+                continue;
+            for (int32_t r = 0; r < rp->n_resources; r++)
+                for (int32_t t = 0; t < q->n_resources; t++)
+                    if (strcmp(q->resources[t], rp->resources[r]) == 0) {
+                        int64_t *u = &q->nodes[n].used[t], a = g->pod_sets[j].requests[r] * pl->count;
+                        *u = *u > a ? *u - a : 0;
+                    }
+        }
+}
+
+/* The running gangs of the patched base `nb` (its p the patched nodes):
+ * the old ones, less running_remove, those running_upsert replaces and the
+ * victims of confirmed preemptors, then running_upsert's. */
+static rf_status s_patch_running(s_cluster_t *c, const rf__patch_t *pt, s_base_t *nb, const rf_limits_t *limits,
+                                 rf_error_t *err)
+{
+    const s_base_t *ob = c->base;
+    const rf_doc_t *up = pt->running_upsert;
+    char path[64];
+    if (up && up->type != RF_DOC_ARRAY)
+        return rf_error_set(err, RF_ESCHEMA, "running_upsert", "must be an array of running gangs, not %s",
+                            rf__doc_type_name(up->type));
+    for (int32_t i = 0; i < pt->n_running_remove; i++)
+        if (!s_base_has_running(ob, pt->running_remove[i])) {
+            snprintf(path, sizeof path, "running_remove[%d]", (int)i);
+            return rf_error_set(err, RF_ENOTFOUND, path, "no running gang \"%.200s\" is stored with the cluster",
+                                pt->running_remove[i]);
+        }
+    int32_t n_up = up ? (int32_t)up->len : 0;
+    const rf_doc_t **items = malloc(((size_t)ob->n_run + (size_t)n_up + 1) * sizeof *items);
+    bool *gone = calloc((size_t)ob->n_run + 1, sizeof *gone);
+    if (!items || !gone) {
+        free(items);
+        free(gone);
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    for (int32_t e = 0; e < c->n_pre; e++)
+        if (s_confirmed(c, pt, c->pre[e].gang))
+            for (int32_t v = 0; v < ob->n_run; v++)
+                if (!gone[v] && strcmp(s_doc_name(&ob->run[v]), c->pre[e].victim) == 0) {
+                    gone[v] = true;
+                    s_victim_gone(ob, v, &c->pre[e], pt, nb->p);
+                }
+    int32_t n = 0;
+    for (int32_t v = 0; v < ob->n_run; v++) {
+        const char *name = s_doc_name(&ob->run[v]);
+        bool drop = gone[v];
+        for (int32_t i = 0; i < pt->n_running_remove && !drop; i++)
+            drop = strcmp(pt->running_remove[i], name) == 0;
+        for (int32_t i = 0; i < n_up && !drop; i++)
+            drop = strcmp(s_doc_name(&up->u.items[i]), name) == 0;
+        if (!drop)
+            items[n++] = &ob->run[v];
+    }
+    const int32_t kept = n;
+    for (int32_t i = 0; i < n_up; i++)
+        items[n++] = &up->u.items[i];
+    rf_status rc = s_base_running(nb, items, n, limits, err);
+    /* running[i] of the new list: name running_upsert's own entries by their index there */
+    int idx = -1, used_chars = 0;
+    if (rc != RF_OK && sscanf(err->path, "running[%d]%n", &idx, &used_chars) == 1 && idx >= kept) {
+        char rest[RF_ERROR_PATH_MAX - 32];
+        snprintf(rest, sizeof rest, "%s", err->path + used_chars);
+        snprintf(err->path, sizeof err->path, "running_upsert[%d]%.200s", idx - kept, rest);
+    }
+    free(items);
+    free(gone);
+    return rc;
+}
+
 rf_status rf__store_patch(rf__store_t *st, const char *name, int64_t version, const rf__patch_t *patch,
                           const rf_limits_t *limits, double now_ms, int64_t *new_version, rf_error_t *err)
 {
@@ -588,6 +889,11 @@ rf_status rf__store_patch(rf__store_t *st, const char *name, int64_t version, co
     }
     nb->refs = 1;
     nb->p = q;
+    if ((rc = s_patch_running(c, patch, nb, limits, err)) != RF_OK) {
+        s_base_unref(nb);
+        pthread_mutex_unlock(&st->mu);
+        return rc;
+    }
     rc = s_rebase(c, nb, err);
     /* A `used` that includes a gang confirms every live commit of that gang
      * on that node, whichever solve made it: `includes` names gangs, not
@@ -605,6 +911,8 @@ rf_status rf__store_patch(rf__store_t *st, const char *name, int64_t version, co
     }
     c->version++;
     c->base_version++;
+    s_prune_pre(c);
+    s_pre_note_set(c, patch);
     s_invalidate(c);
     *new_version = c->version;
     pthread_mutex_unlock(&st->mu);
@@ -658,6 +966,8 @@ rf_status rf__store_acquire(rf__store_t *st, const char *name, int64_t version, 
             s->pub.problem = p;
             s->pub.version = c->version;
             s->pub.base_version = c->base_version;
+            s->pub.running = c->base->run;
+            s->pub.n_running = c->base->n_run;
             s->name = nm;
             s->pub.name = nm;
             c->snap = s;
@@ -679,6 +989,36 @@ void rf__store_unref(rf__store_t *st, rf__snapshot_t **snap)
     s_snap_unref((s_snap_t *)*snap);
     pthread_mutex_unlock(&st->mu);
     *snap = NULL;
+}
+
+/* Remember, for each stored running gang `answer` preempts, its preemptors
+ * (their commits were just made). */
+static rf_status s_record_preemptions(s_cluster_t *c, const rf_problem_t *problem, const rf_answer_t *answer,
+                                      rf_error_t *err)
+{
+    for (int32_t r = 0; r < answer->n_running; r++) {
+        const char *victim = problem->running[r].name;
+        if (!answer->running[r].preempted || !s_base_has_running(c->base, victim))
+            continue;
+        for (int32_t b = 0; b < answer->running[r].n_by; b++) {
+            const char *gang = problem->gangs[answer->running[r].by[b]].name;
+            s_pre_t *grown = realloc(c->pre, ((size_t)c->n_pre + 1) * sizeof *grown);
+            if (!grown)
+                return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            c->pre = grown;
+            s_pre_t *e = &c->pre[c->n_pre];
+            memset(e, 0, sizeof *e);
+            e->gang = strdup(gang);
+            e->victim = strdup(victim);
+            if (!e->gang || !e->victim) {
+                free(e->gang);
+                free(e->victim);
+                return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            }
+            c->n_pre++;
+        }
+    }
+    return RF_OK;
 }
 
 rf_status rf__store_commit(rf__store_t *st, const rf__snapshot_t *snap, const rf_problem_t *problem,
@@ -832,6 +1172,8 @@ rf_status rf__store_commit(rf__store_t *st, const rf__snapshot_t *snap, const rf
             }
         }
     }
+    if ((rc = s_record_preemptions(c, problem, answer, err)) != RF_OK)
+        goto done;
 done:
     if (rc == RF_OK || changed) {
         if (changed) {
@@ -866,6 +1208,7 @@ rf_status rf__store_release(rf__store_t *st, const char *name, int64_t version, 
         }
         if (*released > 0) {
             c->version++;
+            s_prune_pre(c);
             s_commits_changed(c);
         }
         *new_version = c->version;
@@ -903,6 +1246,8 @@ rf_status rf__store_info(rf__store_t *st, const char *name, double now_ms, rf__s
         info->commits = c->n_commits;
         for (int32_t k = 0; k < c->n_commits; k++)
             info->commit_pods += c->commits[k].count;
+        info->running = c->base->n_run;
+        info->preempting = c->n_pre;
     }
     info->clusters = st->n_clusters;
     pthread_mutex_unlock(&st->mu);

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "doc.h"
 #include "rackfit/answer.h"
 #include "rackfit/problem.h"
 #include "rackfit/status.h"
@@ -37,6 +38,10 @@ typedef struct rf__snapshot {
     int64_t version;
     int64_t base_version;
     const char *name; /* the cluster's name */
+    /* the running gangs stored with the cluster, as the contract's documents
+     * (validated against the base; borrowed from the snapshot) */
+    const rf_doc_t *running;
+    int32_t n_running;
 } rf__snapshot_t;
 
 /* `max_clusters` > 0; `max_commits` per cluster. NULL on ENOMEM. */
@@ -44,13 +49,21 @@ rf__store_t *rf__store_new(int32_t max_clusters, int32_t max_commits);
 void rf__store_destroy(rf__store_t **store);
 
 /* Store `cluster` (validated, no gangs; ownership passes to the store, also
- * on error) under `name`. `version` >= 0: the current version it must
+ * on error) under `name`, with the running gangs `running` (an array of the
+ * contract's running gangs, or NULL: none; copied, validated against the
+ * cluster's nodes, errors at running[i]...). `version` >= 0: the current version it must
  * replace (0: the name must be new); < 0: unconditional. Live commits on
  * nodes that still exist are kept. */
-rf_status rf__store_put(rf__store_t *store, const char *name, rf_problem_t *cluster, int64_t version, double now_ms,
-                        int64_t *new_version, rf_error_t *err);
+rf_status rf__store_put(rf__store_t *store, const char *name, rf_problem_t *cluster, const rf_doc_t *running,
+                        const rf_limits_t *limits, int64_t version, double now_ms, int64_t *new_version,
+                        rf_error_t *err);
 
-/* A change by nodes. Applied in order: remove, upsert, used. */
+/* A change by nodes and running gangs. Applied in order: remove, upsert,
+ * used, then the running gangs: running_remove, running_upsert (a gang of
+ * an existing name replaces it), validated against the patched nodes. A
+ * confirm (`includes`) that leaves no live commit of a gang whose solve
+ * preempted stored running gangs removes those victims too, and their
+ * pods from `used` on every node the patch's `used` does not set. */
 typedef struct {
     const char **gangs;
     int32_t n;
@@ -59,9 +72,12 @@ typedef struct {
 typedef struct {
     const char *const *remove; /* node names */
     int32_t n_remove;
-    const rf_problem_t *upsert;     /* its nodes replace or join the cluster's; NULL: none */
-    const rf_problem_t *used;       /* its nodes' names and `used` (the whole map); NULL: none */
-    const rf__includes_t *includes; /* [used->n_nodes]: gangs whose pods that `used` holds */
+    const rf_problem_t *upsert;        /* its nodes replace or join the cluster's; NULL: none */
+    const rf_problem_t *used;          /* its nodes' names and `used` (the whole map); NULL: none */
+    const rf__includes_t *includes;    /* [used->n_nodes]: gangs whose pods that `used` holds */
+    const char *const *running_remove; /* running gang names */
+    int32_t n_running_remove;
+    const rf_doc_t *running_upsert; /* array of running gangs, or NULL */
 } rf__patch_t;
 
 /* Errors name the patch's fields: remove[i], used[i].node. */
@@ -75,7 +91,9 @@ rf_status rf__store_acquire(rf__store_t *store, const char *name, int64_t versio
 void rf__store_unref(rf__store_t *store, rf__snapshot_t **snap);
 
 /* Commit the admitted gangs of `answer` (to `problem`, read on `snap`) with
- * expiry now + ttl_ms. */
+ * expiry now + ttl_ms. Each stored running gang the answer preempts is
+ * remembered with its preemptors, to be removed when one of them is
+ * confirmed (rf__patch_t); release or expiry forgets it. */
 rf_status rf__store_commit(rf__store_t *store, const rf__snapshot_t *snap, const rf_problem_t *problem,
                            const rf_answer_t *answer, int64_t ttl_ms, double now_ms, int64_t *new_version,
                            rf_error_t *err);
@@ -93,6 +111,8 @@ typedef struct {
     int32_t commits;     /* (solve, gang, node) entries */
     int64_t commit_pods; /* pods they hold */
     int32_t clusters;    /* in the whole store */
+    int32_t running;     /* running gangs stored */
+    int32_t preempting;  /* (preemptor, victim) pairs awaiting confirm */
 } rf__store_info_t;
 
 rf_status rf__store_info(rf__store_t *store, const char *name, double now_ms, rf__store_info_t *info, rf_error_t *err);
@@ -104,5 +124,8 @@ int32_t rf__store_count(rf__store_t *store);
 int32_t rf__store_each(rf__store_t *store, double now_ms,
                        void (*fn)(void *arg, const char *name, const rf__store_info_t *info), void *arg,
                        int64_t *expired);
+
+/* Deep equality of two documents (maps: the same keys, any order). */
+bool rf__doc_same(const rf_doc_t *a, const rf_doc_t *b);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "../support/leak.h"
 #include "arena.h"
+#include "clock.h"
 #include "codec.h"
 #include "doc.h"
 #include "json.h"
@@ -354,6 +355,125 @@ Test(ops, committed_preemption_holds_the_freed_capacity)
     cr_assert_eq(s_int(r, "version"), 4);
     r = s_call(&f, "{\"op\": \"cluster.info\", \"name\": \"prod\"}");
     cr_assert_eq(s_int(r, "commits"), 0, "confirmed: the reservation ends");
+    s_close(&f);
+    rf_test_no_leaks();
+}
+
+/* Issue 14, running gangs stored with the cluster: set by a patch
+ * (running_upsert, after the `used` that holds their pods), used by every
+ * solve without the batch listing them; a conflicting batch entry of a
+ * stored name is an error at its path; a confirmed preemptor removes its
+ * victim from the stored cluster, its pods from `used` where the patch does
+ * not set it. */
+#define S_STORED_RUNNING                                                                                               \
+    "\"running_upsert\": [{\"name\": \"low\", \"priority\": 0, \"pod_sets\": [{\"name\": \"w\", \"requests\": "        \
+    "{\"nvidia.com/gpu\": 8}, \"placements\": [{\"node\": \"h1\", \"count\": 1}, {\"node\": \"h2\", \"count\": "       \
+    "1}]}]},"                                                                                                          \
+    "{\"name\": \"keep\", \"priority\": 0, \"preemptible\": false, \"pod_sets\": [{\"name\": \"w\", \"requests\": "    \
+    "{\"nvidia.com/gpu\": 8}, \"placements\": [{\"node\": \"h3\", \"count\": 1}, {\"node\": \"h4\", \"count\": "       \
+    "1}]}]}]"
+#define S_FULL_USED                                                                                                    \
+    "\"used\": [{\"node\": \"h1\", \"used\": {\"nvidia.com/gpu\": 8}}, {\"node\": \"h2\", \"used\": "                  \
+    "{\"nvidia.com/gpu\": 8}}, {\"node\": \"h3\", \"used\": {\"nvidia.com/gpu\": 8}}, {\"node\": \"h4\", \"used\": "   \
+    "{\"nvidia.com/gpu\": 8}}]"
+#define S_HIGH                                                                                                         \
+    "\"gangs\": [{\"name\": \"high\", \"priority\": 10, \"topology\": {\"required\": \"rack\"}, \"pod_sets\": "        \
+    "[{\"name\": \"w\", \"count\": 2, \"requests\": {\"nvidia.com/gpu\": 8}}]}]}"
+
+Test(ops, stored_running_gangs_preempted_and_confirmed)
+{
+    s_fix_t f;
+    s_open(&f);
+    s_call(&f, s_put);
+    /* running gangs whose pods are not in `used` are refused, by path */
+    const rf_doc_t *r =
+        s_call(&f, "{\"op\": \"cluster.patch\", \"name\": \"prod\", \"version\": 1, " S_STORED_RUNNING "}");
+    cr_assert_not_null(rf__doc_get(r, "error"));
+    cr_assert_eq(strncmp(s_at(s_at(r, "error"), "path")->u.s, "running_upsert[0]", 17), 0, "%s",
+                 s_at(s_at(r, "error"), "path")->u.s);
+    r = s_call(&f, "{\"op\": \"cluster.patch\", \"name\": \"prod\", \"version\": 1, " S_FULL_USED ", " S_STORED_RUNNING
+                   "}");
+    cr_assert_eq(s_int(r, "version"), 2);
+    r = s_call(&f, "{\"op\": \"cluster.info\", \"name\": \"prod\"}");
+    cr_assert_eq(s_int(r, "running"), 2);
+
+    /* a batch that lists `low` otherwise than stored */
+    r = s_call(&f, "{\"cluster_name\": \"prod\", \"running\": [{\"name\": \"low\", \"priority\": 3, \"pod_sets\": "
+                   "[{\"name\": \"w\", \"requests\": {\"nvidia.com/gpu\": 8}, \"placements\": [{\"node\": \"h1\", "
+                   "\"count\": 1}]}]}], " S_HIGH);
+    cr_assert_str_eq(s_at(s_at(r, "error"), "path")->u.s, "running[0].name");
+
+    /* the stored running gangs are in the solve: high preempts low */
+    r = s_call(&f, "{\"cluster_name\": \"prod\", \"options\": {\"mode\": \"greedy\"}, \"commit\": true, " S_HIGH);
+    cr_assert_null(rf__doc_get(r, "error"));
+    cr_assert(s_at(&s_at(r, "gangs")->u.items[0], "admitted")->u.b);
+    const rf_doc_t *run = s_at(r, "running");
+    cr_assert_eq(run->len, 2);
+    cr_assert_str_eq(s_at(&run->u.items[0], "name")->u.s, "low");
+    cr_assert(s_at(&run->u.items[0], "preempted")->u.b);
+    cr_assert_not(s_at(&run->u.items[1], "preempted")->u.b);
+    r = s_call(&f, "{\"op\": \"cluster.info\", \"name\": \"prod\"}");
+    cr_assert_eq(s_int(r, "preempting"), 1);
+    cr_assert_eq(s_int(r, "commits"), 2);
+
+    /* confirmed on h1 only: not yet (high still has a commit on h2) */
+    r = s_call(&f, "{\"op\": \"cluster.patch\", \"name\": \"prod\", \"version\": 3, \"used\": [{\"node\": \"h1\", "
+                   "\"used\": {\"nvidia.com/gpu\": 8}, \"includes\": [\"high\"]}]}");
+    cr_assert_eq(s_int(r, "version"), 4);
+    r = s_call(&f, "{\"op\": \"cluster.info\", \"name\": \"prod\"}");
+    cr_assert_eq(s_int(r, "running"), 2);
+    cr_assert_eq(s_int(r, "preempting"), 1);
+    /* h2 too: low is gone from the stored cluster */
+    r = s_call(&f, "{\"op\": \"cluster.patch\", \"name\": \"prod\", \"version\": 4, \"used\": [{\"node\": \"h2\", "
+                   "\"used\": {\"nvidia.com/gpu\": 8}, \"includes\": [\"high\"]}]}");
+    cr_assert_eq(s_int(r, "version"), 5);
+    r = s_call(&f, "{\"op\": \"cluster.info\", \"name\": \"prod\"}");
+    cr_assert_eq(s_int(r, "running"), 1, "low was removed on confirm");
+    cr_assert_eq(s_int(r, "preempting"), 0);
+    cr_assert_eq(s_int(r, "commits"), 0);
+    /* the answer lists only `keep` now; nothing is free (high's pods are usage) */
+    r = s_call(&f, "{\"cluster_name\": \"prod\", \"options\": {\"mode\": \"greedy\"}, \"gangs\": [{\"name\": "
+                   "\"one\", \"priority\": 20, \"pod_sets\": [{\"name\": \"w\", \"count\": 1, \"requests\": "
+                   "{\"nvidia.com/gpu\": 8}}]}]}");
+    cr_assert_eq(s_at(r, "running")->len, 1);
+    cr_assert_str_eq(s_at(&s_at(r, "running")->u.items[0], "name")->u.s, "keep");
+    cr_assert_not(s_at(&s_at(r, "gangs")->u.items[0], "admitted")->u.b, "keep is not preemptible; all is used");
+    /* running_remove of an unknown name */
+    r = s_call(&f, "{\"op\": \"cluster.patch\", \"name\": \"prod\", \"version\": 5, \"running_remove\": [\"nope\"]}");
+    cr_assert_str_eq(s_at(s_at(r, "error"), "path")->u.s, "running_remove[0]");
+    s_close(&f);
+    rf_test_no_leaks();
+}
+
+/* Release and expiry of a committed preemption change nothing stored: the
+ * victim stays running, its capacity is no longer held. */
+Test(ops, stored_preemption_released_or_expired_keeps_the_victim)
+{
+    s_fix_t f;
+    s_open(&f);
+    s_call(&f, s_put);
+    const rf_doc_t *r = s_call(&f, "{\"op\": \"cluster.patch\", \"name\": \"prod\", \"version\": 1, " S_FULL_USED
+                                   ", " S_STORED_RUNNING "}");
+    cr_assert_eq(s_int(r, "version"), 2);
+    r = s_call(&f, "{\"cluster_name\": \"prod\", \"options\": {\"mode\": \"greedy\"}, \"commit\": true, " S_HIGH);
+    cr_assert(s_at(&s_at(r, "running")->u.items[0], "preempted")->u.b);
+    r = s_call(&f, "{\"op\": \"cluster.release\", \"name\": \"prod\", \"gangs\": [\"high\"]}");
+    cr_assert_eq(s_int(r, "released"), 2);
+    r = s_call(&f, "{\"op\": \"cluster.info\", \"name\": \"prod\"}");
+    cr_assert_eq(s_int(r, "running"), 2);
+    cr_assert_eq(s_int(r, "preempting"), 0);
+    cr_assert_eq(s_int(r, "commits"), 0);
+
+    r = s_call(&f, "{\"cluster_name\": \"prod\", \"options\": {\"mode\": \"greedy\"}, \"commit\": true, "
+                   "\"commit_ttl_ms\": 1, " S_HIGH);
+    cr_assert(s_at(&s_at(r, "running")->u.items[0], "preempted")->u.b, "released: low's rack can be taken again");
+    double t0 = rf_now_ms();
+    while (rf_now_ms() - t0 < 5.0) {
+    }
+    r = s_call(&f, "{\"op\": \"cluster.info\", \"name\": \"prod\"}");
+    cr_assert_eq(s_int(r, "running"), 2, "expiry keeps the victim");
+    cr_assert_eq(s_int(r, "preempting"), 0);
+    cr_assert_eq(s_int(r, "commits"), 0);
     s_close(&f);
     rf_test_no_leaks();
 }

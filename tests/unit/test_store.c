@@ -102,9 +102,9 @@ Test(store, versions_commits_confirm_release)
     rf__store_t *st = rf__store_new(4, 100);
     rf_error_t err;
     int64_t v = 0;
-    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), 0, 0, &v, &err), RF_OK);
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), NULL, NULL, 0, 0, &v, &err), RF_OK);
     cr_assert_eq(v, 1);
-    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), 0, 0, &v, &err), RF_ESTALE); /* must be new */
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), NULL, NULL, 0, 0, &v, &err), RF_ESTALE); /* must be new */
 
     rf__snapshot_t *snap = NULL;
     cr_assert_eq(rf__store_acquire(st, "c", 2, 0, &snap, &err), RF_ESTALE);
@@ -162,7 +162,7 @@ Test(store, expiry_and_remove)
     rf__store_t *st = rf__store_new(4, 100);
     rf_error_t err;
     int64_t v = 0;
-    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), -1, 0, &v, &err), RF_OK);
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), NULL, NULL, -1, 0, &v, &err), RF_OK);
     rf__snapshot_t *snap = NULL;
     cr_assert_eq(rf__store_acquire(st, "c", -1, 0, &snap, &err), RF_OK);
     rf_problem_t *pb;
@@ -212,7 +212,7 @@ Test(store, raced_commit_sums_the_whole_answer)
         rf__store_t *st = rf__store_new(4, 100);
         rf_error_t err;
         int64_t v = 0;
-        cr_assert_eq(rf__store_put(st, "c", s_cluster(0), 0, 0, &v, &err), RF_OK);
+        cr_assert_eq(rf__store_put(st, "c", s_cluster(0), NULL, NULL, 0, 0, &v, &err), RF_OK);
         rf__snapshot_t *snap = NULL;
         cr_assert_eq(rf__store_acquire(st, "c", -1, 0, &snap, &err), RF_OK);
         rf_problem_t *pb;
@@ -248,7 +248,7 @@ Test(store, commits_per_solve_expire_alone)
     rf__store_t *st = rf__store_new(4, 100);
     rf_error_t err;
     int64_t v = 0;
-    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), 0, 0, &v, &err), RF_OK);
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), NULL, NULL, 0, 0, &v, &err), RF_OK);
     rf_problem_t *pb;
     rf_answer_t *ans;
     rf__snapshot_t *snap = NULL;

@@ -300,8 +300,8 @@ static int s_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int bench_watch_main(int argc, char **argv);
-int bench_watch_main(int argc, char **argv)
+/* The flags of `rackfit-bench watch` into `o` (defaults first). */
+static void s_parse(int argc, char **argv, s_opts_t *out)
 {
     s_opts_t o = {.sizes = "8,128,1024",
                   .runs = 3,
@@ -344,6 +344,52 @@ int bench_watch_main(int argc, char **argv)
     }
     if (o.runs < 1)
         o.runs = 1;
+    *out = o;
+}
+
+/* Each gang size `o->runs` times, then the pairs: the Markdown table rows into `out`. */
+static void s_measure(const s_opts_t *o, rf__kmulti_t *m, rf__kconn_t *conn, rf__jw_t *out)
+{
+    rf__jw_printf(out,
+                  "| gang | runs | last pod's watch event -> last binding: median | min | max | requests (intent + "
+                  "bind) | client limit |\n|---|---|---|---|---|---|---|\n");
+    char *sizes = strdup(o->sizes);
+    int seq = 0;
+    for (char *save = NULL, *t = strtok_r(sizes, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int size = atoi(t);
+        if (size < 1 || size > 1024)
+            s_die("--sizes: %s is not in 1..1024", t);
+        double *v = calloc((size_t)o->runs, sizeof *v);
+        for (int r = 0; r < o->runs; r++) {
+            char name[64];
+            snprintf(name, sizeof name, "g%d-%d", size, seq++);
+            v[r] = s_one(m, conn, name, size);
+            fprintf(stderr, "rackfit-bench watch: %d pods: %.1f ms\n", size, v[r]);
+        }
+        qsort(v, (size_t)o->runs, sizeof *v, s_cmp);
+        double med = o->runs % 2 ? v[o->runs / 2] : (v[o->runs / 2 - 1] + v[o->runs / 2]) / 2;
+        rf__jw_printf(out, "| %d pods | %d | %.0f ms | %.0f ms | %.0f ms | %d | %g/s, burst %g, %d in flight |\n", size,
+                      o->runs, med, v[0], v[o->runs - 1], 2 * size, o->qps, o->burst, o->concurrency);
+        free(v);
+    }
+    free(sizes);
+    for (int r = 0; o->pair > 0 && r < o->runs; r++) {
+        double ms[2];
+        s_pair(m, conn, r, o->pair, ms);
+        fprintf(stderr, "rackfit-bench watch: two gangs of %d pods at once: %.1f ms and %.1f ms\n", o->pair, ms[0],
+                ms[1]);
+        rf__jw_printf(out,
+                      "| 2 x %d pods at once (run %d) | 1 | %.0f ms and %.0f ms | | | %d | %g/s, burst %g, %d in "
+                      "flight |\n",
+                      o->pair, r + 1, ms[0], ms[1], 4 * o->pair, o->qps, o->burst, o->concurrency);
+    }
+}
+
+int bench_watch_main(int argc, char **argv);
+int bench_watch_main(int argc, char **argv)
+{
+    s_opts_t o;
+    s_parse(argc, argv, &o);
     char dir[] = "/tmp/rackfit-bench-watch.XXXXXX";
     if (!mkdtemp(dir))
         s_die("mkdtemp: %s", strerror(errno));
@@ -416,39 +462,7 @@ int bench_watch_main(int argc, char **argv)
     }
     rf__jw_t out;
     rf__jw_init(&out);
-    rf__jw_printf(&out,
-                  "| gang | runs | last pod's watch event -> last binding: median | min | max | requests (intent + "
-                  "bind) | client limit |\n|---|---|---|---|---|---|---|\n");
-    char *sizes = strdup(o.sizes);
-    int seq = 0;
-    for (char *save = NULL, *t = strtok_r(sizes, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int size = atoi(t);
-        if (size < 1 || size > 1024)
-            s_die("--sizes: %s is not in 1..1024", t);
-        double *v = calloc((size_t)o.runs, sizeof *v);
-        for (int r = 0; r < o.runs; r++) {
-            char name[64];
-            snprintf(name, sizeof name, "g%d-%d", size, seq++);
-            v[r] = s_one(m, conn, name, size);
-            fprintf(stderr, "rackfit-bench watch: %d pods: %.1f ms\n", size, v[r]);
-        }
-        qsort(v, (size_t)o.runs, sizeof *v, s_cmp);
-        double med = o.runs % 2 ? v[o.runs / 2] : (v[o.runs / 2 - 1] + v[o.runs / 2]) / 2;
-        rf__jw_printf(&out, "| %d pods | %d | %.0f ms | %.0f ms | %.0f ms | %d | %g/s, burst %g, %d in flight |\n",
-                      size, o.runs, med, v[0], v[o.runs - 1], 2 * size, o.qps, o.burst, o.concurrency);
-        free(v);
-    }
-    free(sizes);
-    for (int r = 0; o.pair > 0 && r < o.runs; r++) {
-        double ms[2];
-        s_pair(m, conn, r, o.pair, ms);
-        fprintf(stderr, "rackfit-bench watch: two gangs of %d pods at once: %.1f ms and %.1f ms\n", o.pair, ms[0],
-                ms[1]);
-        rf__jw_printf(&out,
-                      "| 2 x %d pods at once (run %d) | 1 | %.0f ms and %.0f ms | | | %d | %g/s, burst %g, %d in "
-                      "flight |\n",
-                      o.pair, r + 1, ms[0], ms[1], 4 * o.pair, o.qps, o.burst, o.concurrency);
-    }
+    s_measure(&o, m, conn, &out);
     s_stop(wpid);
     s_stop(spid);
     s_stop(epid);

@@ -105,6 +105,9 @@ typedef struct rf__binder {
     double requeue_cap_s;
     int requeue_limit; /* evictions before the gang has failed; 0: unlimited */
     double retell_s;   /* a gang's pods are told a changed reason at most this often (30) */
+    /* learned from the server: set after the first 400/404 naming the Eviction kind on policy/v1 (a server
+     * before 1.22); every later eviction is sent as policy/v1beta1 at once, for the rest of the process */
+    atomic_int no_policy_v1;
     /* shared state, under mu */
     pthread_mutex_t mu;
     rf__hold_t *holds;

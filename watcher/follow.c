@@ -213,7 +213,8 @@ static char *s_eviction(const rf__bind_t *p, const char *version)
 }
 
 /* Accept what leaves the pod gone; a 400 or 404 naming the Eviction kind
- * (a server without policy/v1) is marked for the v1beta1 retry. */
+ * (a server without policy/v1) is marked for the v1beta1 retry, and the
+ * binder remembers it (no_policy_v1): later evictions go as v1beta1 at once. */
 typedef struct {
     bool *old_api;
 } s_evict_ctx_t;
@@ -242,7 +243,7 @@ static int s_evict_pods(rf__binder_t *b, rf__kmulti_t *multi, const rf__bind_t *
         rf__jw_init(&w);
         rf__jw_printf(&w, "/api/v1/namespaces/%s/pods/%s/eviction", pods[i].ns, pods[i].name);
         reqs[i].path = rf__jw_take(&w, NULL);
-        reqs[i].body = s_eviction(&pods[i], "policy/v1");
+        reqs[i].body = s_eviction(&pods[i], atomic_load(&b->no_policy_v1) ? "policy/v1beta1" : "policy/v1");
     }
     rf__krun_t run = rf__binder_krun(b, multi);
     s_evict_ctx_t ec = {.old_api = old};
@@ -256,6 +257,8 @@ static int s_evict_pods(rf__binder_t *b, rf__kmulti_t *multi, const rf__bind_t *
             again[m++].body = s_eviction(&pods[i], "policy/v1beta1");
         }
     if (m) {
+        if (!atomic_exchange(&b->no_policy_v1, 1))
+            rf__log(RF_LOG_INFO, "the API server has no policy/v1 Eviction: using policy/v1beta1 from now on");
         why[0] = '\0';
         failed -= m;
         failed += rf__krun(&run, "POST", "application/json", again, m, ok, NULL, rf__kaccept_gone, NULL, why, why_cap);

@@ -1,0 +1,162 @@
+/* tests/unit/test_watch_evict.c: the Eviction API version the watcher
+ * learns (watcher/follow.c rf__binder_evict) against a real HTTP exchange
+ * on loopback. A server thread plays a v1.20 API server (policy/v1 Evictions
+ * answered 400 naming the kind and version, as kube-apiserver does;
+ * policy/v1beta1 ones 201) or a current one (policy/v1 answered 201). The
+ * first eviction on the old server costs two requests per pod; every later
+ * one is sent as policy/v1beta1 at once. A current server is never asked
+ * for v1beta1. Events are answered 201. */
+#include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../support/leak.h"
+#include "follow.h"
+
+typedef struct {
+    int fd, port;
+    bool old; /* a server before 1.22: no policy/v1 */
+    atomic_int stop;
+    atomic_int v1, v1beta1, events;
+} s_srv_t;
+
+/* Read one request: headers, then Content-Length bytes of body. */
+static void s_read(int c, char *buf, size_t cap)
+{
+    size_t have = 0;
+    while (have + 1 < cap) {
+        ssize_t n = recv(c, buf + have, cap - 1 - have, 0);
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+        buf[have] = '\0';
+        const char *end = strstr(buf, "\r\n\r\n");
+        const char *cl = strstr(buf, "Content-Length:");
+        if (end && (!cl || have >= (size_t)(end + 4 - buf) + (size_t)atol(cl + 15)))
+            break;
+    }
+    buf[have] = '\0';
+}
+
+static void *s_serve(void *arg)
+{
+    s_srv_t *s = arg;
+    while (!s->stop) {
+        int c = accept(s->fd, NULL, NULL);
+        if (c < 0)
+            continue;
+        char buf[8192];
+        s_read(c, buf, sizeof buf);
+        int st = 201;
+        const char *body = "{}";
+        if (strstr(buf, "/eviction")) {
+            if (strstr(buf, "\"policy/v1beta1\"")) {
+                atomic_fetch_add(&s->v1beta1, 1);
+            } else {
+                atomic_fetch_add(&s->v1, 1);
+                if (s->old) {
+                    st = 400;
+                    body =
+                        "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"no kind \\\"Eviction\\\" is "
+                        "registered for version \\\"policy/v1\\\" in scheme\",\"reason\":\"BadRequest\",\"code\":400}";
+                }
+            }
+        } else if (strstr(buf, "/events")) {
+            atomic_fetch_add(&s->events, 1);
+        }
+        char out[1024];
+        int m = snprintf(out, sizeof out,
+                         "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                         "Connection: close\r\n\r\n%s",
+                         st, strlen(body), body);
+        send(c, out, (size_t)m, MSG_NOSIGNAL);
+        close(c);
+    }
+    return NULL;
+}
+
+static void s_start(s_srv_t *srv, pthread_t *t)
+{
+    srv->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sin;
+    cr_assert_eq(bind(srv->fd, (struct sockaddr *)&sin, sizeof sin), 0);
+    listen(srv->fd, 64);
+    getsockname(srv->fd, (struct sockaddr *)&sin, &len);
+    srv->port = ntohs(sin.sin_port);
+    struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
+    setsockopt(srv->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    pthread_create(t, NULL, s_serve, srv);
+}
+
+/* Evict pods p-FROM .. p-(FROM+N-1) of gang ns/g; returns how many failed. */
+static int s_evict(rf__binder_t *b, rf__kmulti_t *multi, int from, int n)
+{
+    char names[8][16], uids[8][16];
+    rf__bind_t pods[8];
+    for (int i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "p-%d", from + i);
+        snprintf(uids[i], sizeof uids[i], "u-%d", from + i);
+        pods[i] = (rf__bind_t){.ns = "ns", .name = names[i], .uid = uids[i], .node = ""};
+    }
+    rf__requeue_t rq = {0}; /* a preemption: no requeue annotation */
+    return rf__binder_evict(b, multi, "ns/g", pods, n, "preempted for ns/hi", &rq);
+}
+
+static void s_run(bool old, s_srv_t *srv)
+{
+    srv->old = old;
+    pthread_t t;
+    s_start(srv, &t);
+    rf_error_t err;
+    rf__kube_global_init(&err);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", srv->port);
+    rf__kubeconfig_t kc = {.server = url, .token = "t"};
+    rf__binder_t b;
+    rf__binder_init(&b);
+    b.kube = rf__kube_new(&kc, &err);
+    cr_assert_not_null(b.kube);
+    b.cache = rf__cache_new(7);
+    b.max_retries = 1;
+    b.timeout_ms = 2000;
+    b.identity = "test";
+    b.scheduler_name = "rackfit";
+    rf__kmulti_t *multi = rf__kmulti_new(b.kube, 4);
+    cr_assert_eq(s_evict(&b, multi, 0, 2), 0, "the first victim is evicted");
+    cr_assert_eq(s_evict(&b, multi, 2, 3), 0, "the second victim is evicted");
+    cr_assert_eq(atomic_load(&b.evictions), 5);
+    cr_assert_eq(srv->events, 5, "a Preempted Event per pod");
+    srv->stop = 1;
+    pthread_join(t, NULL);
+    close(srv->fd);
+    cr_assert_eq(atomic_load(&b.no_policy_v1), old ? 1 : 0, "remembered only on the old server");
+    rf__kmulti_destroy(&multi);
+    rf__cache_destroy(&b.cache);
+    rf__kube_destroy(&b.kube);
+    rf__binder_fini(&b);
+    rf__kube_global_fini();
+}
+
+Test(watch_evict, v1beta1_learned_once)
+{
+    s_srv_t srv = {0};
+    s_run(true, &srv);
+    cr_assert_eq(srv.v1, 2, "only the first victim's pods are tried as policy/v1 (got %d)", srv.v1);
+    cr_assert_eq(srv.v1beta1, 5, "every pod evicted as policy/v1beta1 (got %d)", srv.v1beta1);
+    rf_test_no_leaks();
+}
+
+Test(watch_evict, current_server_stays_v1)
+{
+    s_srv_t srv = {0};
+    s_run(false, &srv);
+    cr_assert_eq(srv.v1, 5);
+    cr_assert_eq(srv.v1beta1, 0, "a server with policy/v1 is never asked for v1beta1");
+    rf_test_no_leaks();
+}

@@ -16,5 +16,6 @@ else
 fi
 svc_start --log-level debug
 svc_scenario basic
+svc_scenario preempt
 svc_stop
 svc_finish

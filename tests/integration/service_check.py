@@ -318,7 +318,44 @@ def scenario_curve():
     c.close()
 
 
-{"basic": scenario_basic, "malformed": scenario_malformed, "load": scenario_load,
+# ------------------------------------------------------------------ preempt
+
+def scenario_preempt():
+    """Issue 14: running gangs stored with the cluster, a committed preemption, its confirm."""
+    c = client()
+    cl = tiny_cluster(n=8, gpus=8)
+    for nd in cl["nodes"]:
+        nd["used"] = {"nvidia.com/gpu": 8, "pods": 1}
+    def rg(name, nodes, preemptible=True):
+        return {"name": name, "priority": 0, "preemptible": preemptible,
+                "pod_sets": [{"name": "w", "requests": {"nvidia.com/gpu": 8},
+                              "placements": [{"node": n, "count": 1} for n in nodes]}]}
+    run = [rg("low", ["n00", "n01", "n02", "n03"]), rg("keep", ["n04", "n05", "n06", "n07"], False)]
+    r = c.request({"op": "cluster.put", "name": "p", "cluster": cl, "running": run})
+    check(r.get("version") == 1, "cluster.put with running gangs", r)
+    bad = [rg("ghost", ["nope"])]
+    r = c.request({"op": "cluster.put", "name": "p2", "cluster": cl, "running": bad})
+    check(r.get("error", {}).get("path", "").startswith("running[0]"), "a bad stored running gang: path-named", r)
+    hi = gang("hi", 4, gpus=8)
+    hi["priority"] = 10
+    r = c.request({"cluster_name": "p", "gangs": [hi], "commit": True, "options": {"mode": "greedy"}})
+    ok = r.get("gangs", [{}])[0].get("admitted") and [x.get("preempted") for x in r.get("running", [])] == [True, False]
+    check(ok, "the stored running gangs are in the solve: hi preempts low, not keep", r)
+    info = c.request({"op": "cluster.info", "name": "p"})
+    check(info.get("running") == 2 and info.get("preempting") == 1, "victim still stored until confirm", info)
+    placed = [p["node"] for p in r["gangs"][0]["pod_sets"][0]["placements"]]
+    used = [{"node": n, "used": {"nvidia.com/gpu": 8, "pods": 1}, "includes": ["hi"]} for n in placed]
+    r = c.request({"op": "cluster.patch", "name": "p", "version": info["version"], "used": used})
+    check("version" in r, "the watcher's confirm", r)
+    info = c.request({"op": "cluster.info", "name": "p"})
+    check(info.get("running") == 1 and info.get("preempting") == 0 and info.get("commits") == 0,
+          "confirmed: low removed from the stored cluster", info)
+    r = c.request({"cluster_name": "p", "gangs": [gang("more", 1, gpus=8, rack=False)], "options": {"mode": "greedy"}})
+    check(r.get("gangs", [{}])[0].get("admitted") is False and len(r.get("running", [])) == 1,
+          "hi's pods are usage; only keep is listed", r)
+
+
+{"basic": scenario_basic, "preempt": scenario_preempt, "malformed": scenario_malformed, "load": scenario_load,
  "curve": scenario_curve}[SCENARIO]()
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

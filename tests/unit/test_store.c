@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../support/leak.h"
+#include "json.h"
 #include "rackfit/rackfit.h"
 #include "store.h"
 
@@ -292,5 +293,51 @@ Test(store, commits_per_solve_expire_alone)
     usedp->n_nodes = 2;
     rf_problem_destroy(&usedp);
     rf__store_destroy(&st);
+    rf_test_no_leaks();
+}
+
+/* Running gangs stored with the cluster: put validates them against the
+ * nodes (their pods must be in `used`), snapshots carry them, a patch
+ * removes and replaces them, and removing a node one runs on without
+ * removing the gang is refused by path. */
+Test(store, running_gangs_stored)
+{
+    rf__arena_t *a = rf__arena_new(1 << 16);
+    rf_doc_t *on_a = NULL, *on_b = NULL;
+    rf_error_t err;
+    const char *run_a = "[{\"name\": \"low\", \"pod_sets\": [{\"name\": \"w\", \"requests\": {\"nvidia.com/gpu\": 8}, "
+                        "\"placements\": [{\"node\": \"a\", \"count\": 1}]}]}]";
+    const char *run_b = "[{\"name\": \"low\", \"pod_sets\": [{\"name\": \"w\", \"requests\": {\"nvidia.com/gpu\": 8}, "
+                        "\"placements\": [{\"node\": \"b\", \"count\": 1}]}]}]";
+    cr_assert_eq(rf__json_parse(run_a, strlen(run_a), NULL, a, &on_a, &err), RF_OK);
+    cr_assert_eq(rf__json_parse(run_b, strlen(run_b), NULL, a, &on_b, &err), RF_OK);
+    rf__store_t *st = rf__store_new(4, 64);
+    int64_t v = 0;
+    cr_assert_neq(rf__store_put(st, "c", s_cluster(8), on_b, NULL, 0, 0, &v, &err), RF_OK, "b has no GPU used");
+    cr_assert_eq(strncmp(err.path, "running[0]", 10), 0, "%s", err.path);
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(8), on_a, NULL, 0, 0, &v, &err), RF_OK, "%s", err.message);
+    rf__store_info_t info;
+    cr_assert_eq(rf__store_info(st, "c", 0, &info, &err), RF_OK);
+    cr_assert_eq(info.running, 1);
+    rf__snapshot_t *snap = NULL;
+    cr_assert_eq(rf__store_acquire(st, "c", -1, 0, &snap, &err), RF_OK);
+    cr_assert_eq(snap->n_running, 1);
+    cr_assert_str_eq(rf__doc_get(&snap->running[0], "name")->u.s, "low");
+    rf__store_unref(st, &snap);
+    const char *gone[] = {"a"};
+    rf__patch_t rm_node = {.remove = gone, .n_remove = 1};
+    cr_assert_neq(rf__store_patch(st, "c", v, &rm_node, NULL, 0, &v, &err), RF_OK, "low runs on a");
+    cr_assert_eq(strncmp(err.path, "running[0]", 10), 0, "%s", err.path);
+    const char *low[] = {"low"};
+    rf__patch_t rm = {.remove = gone, .n_remove = 1, .running_remove = low, .n_running_remove = 1};
+    cr_assert_eq(rf__store_patch(st, "c", v, &rm, NULL, 0, &v, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(rf__store_info(st, "c", 0, &info, &err), RF_OK);
+    cr_assert_eq(info.running, 0);
+    cr_assert_eq(info.nodes, 1);
+    rf__patch_t up = {.running_upsert = on_b};
+    cr_assert_neq(rf__store_patch(st, "c", v, &up, NULL, 0, &v, &err), RF_OK, "b's used has no GPU");
+    cr_assert_eq(strncmp(err.path, "running_upsert[0]", 17), 0, "%s", err.path);
+    rf__store_destroy(&st);
+    rf__arena_destroy(&a);
     rf_test_no_leaks();
 }

@@ -991,6 +991,72 @@ void rf__store_unref(rf__store_t *st, rf__snapshot_t **snap)
     *snap = NULL;
 }
 
+/* Only commits changed since the snapshot: do the answer's placements
+ * still fit, together? (RF_ESTALE naming the first node and resource that
+ * no longer has room.) */
+static rf_status s_still_fits(const s_cluster_t *c, const rf_problem_t *problem, const rf_answer_t *answer,
+                              rf_error_t *err)
+{
+    const rf_problem_t *b = c->base->p;
+    const size_t R = (size_t)b->n_resources;
+    rf_status rc = RF_OK;
+    /* Only commits changed: the placements must still fit, together.
+     * The need is summed per (node, resource) over the whole answer
+     * (two gangs, or two pod sets, on one node), on a copy of the rows
+     * of eff_used it touches: row[n] is that copy's index, or -1. */
+    int32_t *row = malloc(((size_t)b->n_nodes + 1) * sizeof *row);
+    int32_t n_rows = 0, cap_rows = 0;
+    int64_t *sum = NULL;
+    if (!row) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        return rc;
+    }
+    for (int32_t n = 0; n < b->n_nodes; n++)
+        row[n] = -1;
+    for (int32_t g = 0; g < answer->n_gangs && rc == RF_OK; g++) {
+        if (!answer->gangs[g].admitted)
+            continue;
+        for (int32_t j = 0; j < problem->gangs[g].n_pod_sets && rc == RF_OK; j++) {
+            const rf_pod_set_answer_t *pa = &answer->gangs[g].pod_sets[j];
+            const int64_t *req = problem->gangs[g].pod_sets[j].requests;
+            for (int32_t k = 0; k < pa->n_placements && rc == RF_OK; k++) {
+                int32_t n = pa->placements[k].node;
+                if (row[n] < 0) {
+                    if (n_rows == cap_rows) {
+                        int32_t cap = cap_rows ? cap_rows * 2 : 8;
+                        int64_t *grown = realloc(sum, (size_t)cap * R * sizeof *grown);
+                        if (!grown) {
+                            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+                            break;
+                        }
+                        sum = grown;
+                        cap_rows = cap;
+                    }
+                    row[n] = n_rows++;
+                    memcpy(sum + (size_t)row[n] * R, c->eff_used + (size_t)n * R, R * sizeof *sum);
+                }
+                int64_t *u = sum + (size_t)row[n] * R;
+                for (size_t r = 0; r < R; r++) {
+                    int64_t need = req[r] * pa->placements[k].count;
+                    int64_t alloc = b->nodes[n].allocatable[r];
+                    /* used + need > alloc, without overflow (both >= 0). */
+                    if (need > 0 && (u[r] > alloc || need > alloc - u[r])) {
+                        rc = rf_error_set(err, RF_ESTALE, "cluster_version",
+                                          "other commits took node %.200s's %s while solving (now version %lld): "
+                                          "nothing committed",
+                                          b->nodes[n].name, b->resources[r], (long long)c->version);
+                        break;
+                    }
+                    u[r] += need;
+                }
+            }
+        }
+    }
+    free(row);
+    free(sum);
+    return rc;
+}
+
 /* Remember, for each stored running gang `answer` preempts, its preemptors
  * (their commits were just made). */
 static rf_status s_record_preemptions(s_cluster_t *c, const rf_problem_t *problem, const rf_answer_t *answer,
@@ -1050,64 +1116,8 @@ rf_status rf__store_commit(rf__store_t *st, const rf__snapshot_t *snap, const rf
                           (long long)c->version);
         goto done;
     }
-    if (c->version != snap->version) {
-        /* Only commits changed: the placements must still fit, together.
-         * The need is summed per (node, resource) over the whole answer
-         * (two gangs, or two pod sets, on one node), on a copy of the rows
-         * of eff_used it touches: row[n] is that copy's index, or -1. */
-        int32_t *row = malloc(((size_t)b->n_nodes + 1) * sizeof *row);
-        int32_t n_rows = 0, cap_rows = 0;
-        int64_t *sum = NULL;
-        if (!row) {
-            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-            goto done;
-        }
-        for (int32_t n = 0; n < b->n_nodes; n++)
-            row[n] = -1;
-        for (int32_t g = 0; g < answer->n_gangs && rc == RF_OK; g++) {
-            if (!answer->gangs[g].admitted)
-                continue;
-            for (int32_t j = 0; j < problem->gangs[g].n_pod_sets && rc == RF_OK; j++) {
-                const rf_pod_set_answer_t *pa = &answer->gangs[g].pod_sets[j];
-                const int64_t *req = problem->gangs[g].pod_sets[j].requests;
-                for (int32_t k = 0; k < pa->n_placements && rc == RF_OK; k++) {
-                    int32_t n = pa->placements[k].node;
-                    if (row[n] < 0) {
-                        if (n_rows == cap_rows) {
-                            int32_t cap = cap_rows ? cap_rows * 2 : 8;
-                            int64_t *grown = realloc(sum, (size_t)cap * R * sizeof *grown);
-                            if (!grown) {
-                                rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-                                break;
-                            }
-                            sum = grown;
-                            cap_rows = cap;
-                        }
-                        row[n] = n_rows++;
-                        memcpy(sum + (size_t)row[n] * R, c->eff_used + (size_t)n * R, R * sizeof *sum);
-                    }
-                    int64_t *u = sum + (size_t)row[n] * R;
-                    for (size_t r = 0; r < R; r++) {
-                        int64_t need = req[r] * pa->placements[k].count;
-                        int64_t alloc = b->nodes[n].allocatable[r];
-                        /* used + need > alloc, without overflow (both >= 0). */
-                        if (need > 0 && (u[r] > alloc || need > alloc - u[r])) {
-                            rc = rf_error_set(err, RF_ESTALE, "cluster_version",
-                                              "other commits took node %.200s's %s while solving (now version %lld): "
-                                              "nothing committed",
-                                              b->nodes[n].name, b->resources[r], (long long)c->version);
-                            break;
-                        }
-                        u[r] += need;
-                    }
-                }
-            }
-        }
-        free(row);
-        free(sum);
-        if (rc != RF_OK)
-            goto done;
-    }
+    if (c->version != snap->version && (rc = s_still_fits(c, problem, answer, err)) != RF_OK)
+        goto done;
     /* Count first, so that the limit refuses all or nothing. */
     int32_t fresh = 0;
     for (int32_t g = 0; g < answer->n_gangs; g++)

@@ -92,6 +92,10 @@ static uint8_t s_key_id(uint8_t tag, const unsigned char *s, uint64_t n)
     return S_KEY_NONE;
 }
 
+/* One pass over the bytes: a state machine (one MessagePack header per
+ * iteration, an explicit frame stack), kept whole on purpose: its states
+ * share the cursor, the stack and the element budget, and split into
+ * functions they would be passed around by pointer on every byte. */
 rf_status rf__mp_prescan(const void *data, size_t len, const rf__mp_limits_t *limits, rf__mp_scan_t *scan,
                          rf_error_t *err)
 {

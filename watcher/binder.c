@@ -46,7 +46,44 @@ void rf__preempt_fini(rf__preempt_t *p)
     }
     free(p->victims);
     free(p->gang);
+    free(p->victim_gangs);
     memset(p, 0, sizeof *p);
+}
+
+void rf__binder_unevictable_add(rf__binder_t *b, const char *gang)
+{
+    double until = rf__now() + b->admit_timeout_s;
+    pthread_mutex_lock(&b->mu);
+    for (int32_t i = 0; i < b->n_unevictable; i++)
+        if (strcmp(b->unevictable[i].gang, gang) == 0) {
+            b->unevictable[i].until = until;
+            pthread_mutex_unlock(&b->mu);
+            return;
+        }
+    if (b->n_unevictable == b->cap_unevictable) {
+        int32_t cap = b->cap_unevictable ? b->cap_unevictable * 2 : 8;
+        rf__hold_t *p = realloc(b->unevictable, (size_t)cap * sizeof *p);
+        if (p) {
+            b->unevictable = p;
+            b->cap_unevictable = cap;
+        }
+    }
+    char *g = b->n_unevictable < b->cap_unevictable ? strdup(gang) : NULL;
+    if (g)
+        b->unevictable[b->n_unevictable++] = (rf__hold_t){.gang = g, .until = until};
+    pthread_mutex_unlock(&b->mu);
+}
+
+bool rf__binder_unevictable(void *binder, const char *gang)
+{
+    rf__binder_t *b = binder;
+    double now = rf__now();
+    bool yes = false;
+    pthread_mutex_lock(&b->mu);
+    for (int32_t i = 0; i < b->n_unevictable && !yes; i++)
+        yes = strcmp(b->unevictable[i].gang, gang) == 0 && now < b->unevictable[i].until;
+    pthread_mutex_unlock(&b->mu);
+    return yes;
 }
 
 void rf__binder_fini(rf__binder_t *b)
@@ -74,6 +111,9 @@ void rf__binder_fini(rf__binder_t *b)
     for (int32_t i = 0; i < b->n_preempts; i++)
         rf__preempt_fini(&b->preempts[i]);
     free(b->preempts);
+    for (int32_t i = 0; i < b->n_unevictable; i++)
+        free(b->unevictable[i].gang);
+    free(b->unevictable);
     rf__limiter_fini(&b->lim);
     pthread_mutex_destroy(&b->mu);
     memset(b, 0, sizeof *b);

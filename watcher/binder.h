@@ -80,6 +80,7 @@ typedef struct {
     rf__member_t *victims;
     int32_t n;
     double since;
+    char *victim_gangs; /* ",a,b,": the victims' gang names (a refused one ends the wait) */
 } rf__preempt_t;
 
 typedef struct rf__binder {
@@ -118,6 +119,8 @@ typedef struct rf__binder {
     int32_t n_busy, cap_busy;
     rf__follow_t *bound; /* bound by a binder thread, not yet adopted by the cycle thread */
     int32_t n_bound, cap_bound;
+    rf__hold_t *unevictable; /* victims whose first eviction was refused: not preemptible until `until` */
+    int32_t n_unevictable, cap_unevictable;
     /* the cycle thread's own */
     rf__follow_t *follows;
     int32_t n_follows, cap_follows;
@@ -185,6 +188,12 @@ void rf__binder_busy(rf__binder_t *b, const char *gang, int delta);
 rf__follow_t *rf__binder_take_bound(rf__binder_t *b, int32_t *n);
 void rf__follow_fini(rf__follow_t *f);
 void rf__preempt_fini(rf__preempt_t *p);
+/* A victim whose eviction was refused (a PodDisruptionBudget's 429 past the
+ * retries): it is sent as not preemptible for admit_timeout_s, so the round
+ * is solved again without it. rf__binder_unevictable: is it still? (for
+ * rf__gang_opts_t.unevictable). Both take `mu`. */
+void rf__binder_unevictable_add(rf__binder_t *b, const char *gang);
+bool rf__binder_unevictable(void *binder, const char *gang);
 
 /* The requeue annotation's value: "COUNT NEXT-TRY" (RFC 3339), or "COUNT failed". */
 void rf__requeue_format(const rf__requeue_t *r, char *buf, size_t cap);

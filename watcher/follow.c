@@ -323,8 +323,24 @@ int rf__binder_evict(rf__binder_t *b, rf__kmulti_t *multi, const char *gang, con
                  rq->count, next);
     rf__log(RF_LOG_WARN, "%s", message);
     char err[512] = "";
-    int failed = n ? s_evict_pods(b, multi, pods, n, err, sizeof err) : 0;
-    atomic_fetch_add(&b->evictions, n - failed);
+    int failed = 0;
+    if (rq->count == 0 && n > 0) { /* a victim: its first pod alone, so a refusal leaves the gang whole */
+        failed = s_evict_pods(b, multi, pods, 1, err, sizeof err);
+        if (failed) {
+            rf__log(RF_LOG_WARN,
+                    "gang %s: the eviction of its first pod was refused (%s): the gang is kept whole and "
+                    "not preempted for a while",
+                    gang, err);
+            rf__binder_unevictable_add(b, gang);
+            return n;
+        }
+        atomic_fetch_add(&b->evictions, 1);
+        failed = n > 1 ? s_evict_pods(b, multi, pods + 1, n - 1, err, sizeof err) : 0;
+        atomic_fetch_add(&b->evictions, n - 1 - failed);
+    } else {
+        failed = n ? s_evict_pods(b, multi, pods, n, err, sizeof err) : 0;
+        atomic_fetch_add(&b->evictions, n - failed);
+    }
     if (failed)
         rf__log(RF_LOG_ERROR, "gang %s: %d of %d evictions failed: %s", gang, failed, n, err);
     rf__kreq_t *ev = calloc((size_t)n + 1, sizeof *ev);

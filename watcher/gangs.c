@@ -610,7 +610,8 @@ static rf_status s_running(s_build_t *b, rf__plan_t *plan, int32_t a, int32_t z,
     rs->bandwidth = bw ? strtod(bw, NULL) : 1.0;
     if (!(rs->bandwidth > 0) || !isfinite(rs->bandwidth))
         rs->bandwidth = 1.0;
-    rs->preemptible = true;
+    /* an eviction of it was refused (a PodDisruptionBudget): solved again without it */
+    rs->preemptible = !(b->o->unevictable && b->o->unevictable(b->o->unevictable_ctx, r->name));
     for (int32_t i = a; i < z; i++) {
         const char *pe = rf__kvs_get(&b->items[i].pod->annotations, RF_ANN_PREEMPTIBLE);
         if (pe && strcmp(pe, "false") == 0)

@@ -247,7 +247,9 @@ int main(int argc, char **argv)
                                  .mode = a->cfg.mode ? a->cfg.mode : "auto",
                                  .time_limit_ms = a->cfg.time_limit_ms,
                                  .value_resource = a->cfg.value_resource,
-                                 .preemption = !a->cfg.preemption || strcmp(a->cfg.preemption, "never") != 0};
+                                 .preemption = !a->cfg.preemption || strcmp(a->cfg.preemption, "never") != 0,
+                                 .unevictable = rf__binder_unevictable,
+                                 .unevictable_ctx = &a->binder};
     if (!rc) {
         rf__log(RF_LOG_INFO, "rackfit-watch %s: API server %s, solver %s, scheduler name %s, %d levels, %ld binders",
                 a->cfg.ident, rf__kube_server(a->kube), a->cfg.solver, a->cfg.scheduler_name, a->cfg.n_levels,

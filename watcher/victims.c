@@ -84,14 +84,19 @@ static void s_wait(rf__binder_t *b, const rf__plan_t *plan, const rf__victim_t *
         rf__preempt_fini(&w);
         return;
     }
+    rf__jw_t names;
+    rf__jw_init(&names);
+    rf__jw_puts(&names, ",");
     for (int32_t k = 0; k < nv; k++) {
         if (!s_preempted_for(&v[k], gang))
             continue;
         const rf__prun_t *r = &plan->running[v[k].run];
+        rf__jw_printf(&names, "%s,", r->name);
         for (int32_t i = 0; i < r->n_pods; i++)
             w.victims[w.n++] = (rf__member_t){
                 .ns = strdup(r->pods[i].ns), .name = strdup(r->pods[i].name), .uid = strdup(r->pods[i].uid)};
     }
+    w.victim_gangs = rf__jw_take(&names, NULL);
     b->preempts[b->n_preempts++] = w;
 }
 
@@ -131,11 +136,25 @@ void rf__preempt_check(rf__binder_t *b)
             rf__cache_touch(b->cache); /* a cycle is due: the room is free */
         rf__cache_unlock(b->cache);
         bool late = rf__now() - p->since > b->admit_timeout_s;
-        if (left > 0 && !late) {
+        const char *refused = NULL; /* a victim whose eviction was refused: the round is solved again without it */
+        for (const char *g = p->victim_gangs; left && g && *g && g[1] && !refused;) {
+            const char *end = strchr(g + 1, ',');
+            char name[340];
+            snprintf(name, sizeof name, "%.*s", end ? (int)(end - g - 1) : 0, g + 1);
+            if (rf__binder_unevictable(b, name))
+                refused = g + 1;
+            g = end;
+        }
+        if (refused)
+            rf__cache_touch(b->cache); /* a cycle is due: solve it again */
+        if (left > 0 && !late && !refused) {
             i++;
             continue;
         }
-        if (left)
+        if (refused)
+            rf__log(RF_LOG_WARN, "gang %s: the eviction of a victim (%.*s) was refused: solving it again without it",
+                    p->gang, (int)strcspn(refused, ","), refused);
+        else if (left)
             rf__log(RF_LOG_WARN, "gang %s: %d victim pods still there after %.0f s: solving it again", p->gang, left,
                     b->admit_timeout_s);
         else

@@ -21,8 +21,9 @@
 typedef struct {
     int fd, port;
     bool old; /* a server before 1.22: no policy/v1 */
+    bool pdb; /* every eviction of p-0 is refused with 429 (a PodDisruptionBudget) */
     atomic_int stop;
-    atomic_int v1, v1beta1, events;
+    atomic_int v1, v1beta1, events, refused;
 } s_srv_t;
 
 /* Read one request: headers, then Content-Length bytes of body. */
@@ -55,7 +56,12 @@ static void *s_serve(void *arg)
         int st = 201;
         const char *body = "{}";
         if (strstr(buf, "/eviction")) {
-            if (strstr(buf, "\"policy/v1beta1\"")) {
+            if (s->pdb && strstr(buf, "/pods/p-0/")) {
+                atomic_fetch_add(&s->refused, 1);
+                st = 429;
+                body = "{\"kind\":\"Status\",\"message\":\"Cannot evict pod as it would violate the pod's "
+                       "disruption budget.\",\"reason\":\"TooManyRequests\",\"code\":429}";
+            } else if (strstr(buf, "\"policy/v1beta1\"")) {
                 atomic_fetch_add(&s->v1beta1, 1);
             } else {
                 atomic_fetch_add(&s->v1, 1);
@@ -72,8 +78,8 @@ static void *s_serve(void *arg)
         char out[1024];
         int m = snprintf(out, sizeof out,
                          "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-                         "Connection: close\r\n\r\n%s",
-                         st, strlen(body), body);
+                         "%sConnection: close\r\n\r\n%s",
+                         st, strlen(body), st == 429 ? "Retry-After: 0\r\n" : "", body);
         send(c, out, (size_t)m, MSG_NOSIGNAL);
         close(c);
     }
@@ -147,7 +153,7 @@ Test(watch_evict, v1beta1_learned_once)
 {
     s_srv_t srv = {0};
     s_run(true, &srv);
-    cr_assert_eq(srv.v1, 2, "only the first victim's pods are tried as policy/v1 (got %d)", srv.v1);
+    cr_assert_eq(srv.v1, 1, "only the first victim's first pod is tried as policy/v1 (got %d)", srv.v1);
     cr_assert_eq(srv.v1beta1, 5, "every pod evicted as policy/v1beta1 (got %d)", srv.v1beta1);
     rf_test_no_leaks();
 }
@@ -158,5 +164,46 @@ Test(watch_evict, current_server_stays_v1)
     s_run(false, &srv);
     cr_assert_eq(srv.v1, 5);
     cr_assert_eq(srv.v1beta1, 0, "a server with policy/v1 is never asked for v1beta1");
+    rf_test_no_leaks();
+}
+
+/* A victim whose first pod's eviction is refused (429 past the retries): its
+ * other pods are not evicted (the gang stays whole), no Event is posted, and
+ * the gang is remembered as unevictable (sent as not preemptible). */
+Test(watch_evict, refused_victim_kept_whole)
+{
+    s_srv_t srv = {.pdb = true};
+    pthread_t t;
+    s_start(&srv, &t);
+    rf_error_t err;
+    rf__kube_global_init(&err);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", srv.port);
+    rf__kubeconfig_t kc = {.server = url, .token = "t"};
+    rf__binder_t b;
+    rf__binder_init(&b);
+    b.kube = rf__kube_new(&kc, &err);
+    b.cache = rf__cache_new(7);
+    b.max_retries = 1;
+    b.timeout_ms = 2000;
+    b.identity = "test";
+    b.scheduler_name = "rackfit";
+    rf__kmulti_t *multi = rf__kmulti_new(b.kube, 4);
+    cr_assert(!rf__binder_unevictable(&b, "ns/g"));
+    cr_assert_eq(s_evict(&b, multi, 0, 3), 3, "nothing of the victim is evicted");
+    cr_assert_geq(srv.refused, 2, "the 429 is retried (got %d)", srv.refused);
+    cr_assert_eq(srv.v1 + srv.v1beta1, 0, "its other pods are never asked to go");
+    cr_assert_eq(srv.events, 0, "nobody is told of an eviction that did not happen");
+    cr_assert_eq(atomic_load(&b.evictions), 0);
+    cr_assert(rf__binder_unevictable(&b, "ns/g"), "sent as not preemptible from now on");
+    cr_assert(!rf__binder_unevictable(&b, "ns/other"));
+    srv.stop = 1;
+    pthread_join(t, NULL);
+    close(srv.fd);
+    rf__kmulti_destroy(&multi);
+    rf__cache_destroy(&b.cache);
+    rf__kube_destroy(&b.kube);
+    rf__binder_fini(&b);
+    rf__kube_global_fini();
     rf_test_no_leaks();
 }

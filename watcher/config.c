@@ -58,6 +58,7 @@ void rf__config_usage(FILE *out)
           "  identity [$POD_NAME, else HOST-PID] health-port [0: off; GET /healthz, /readyz]\n"
           "  metrics-listen HOST:PORT [off; GET /metrics, /healthz, /readyz]\n"
           "  preemption lower_priority|never [lower_priority]: our running gangs may be preempted whole\n"
+          "  preempt-others true|false [false]: other schedulers' running pods may be victims too\n"
           "  watch-timeout-s [300] log-level error|warn|info|debug [info]\n",
           out);
 }
@@ -158,12 +159,14 @@ rf_status rf__config_set(rf__config_t *c, const char *key_in, const char *v, rf_
         return rc;
     if ((rc = s_set_num(c, key, v, &done, err)) != RF_OK || done)
         return rc;
-    if (strcmp(key, "leader-elect") == 0 || strcmp(key, "in-cluster") == 0) {
+    if (strcmp(key, "leader-elect") == 0 || strcmp(key, "in-cluster") == 0 || strcmp(key, "preempt-others") == 0) {
         bool b = strcmp(v, "true") == 0 || strcmp(v, "1") == 0 || strcmp(v, "yes") == 0;
         if (!b && strcmp(v, "false") != 0 && strcmp(v, "0") != 0 && strcmp(v, "no") != 0)
             return rf_error_set(err, RF_EINVAL, key, "must be true or false, not `%s`", v);
         if (key[0] == 'l')
             c->leader_elect = b;
+        else if (key[0] == 'p')
+            c->preempt_others = b;
         else
             c->in_cluster = b;
         return RF_OK;

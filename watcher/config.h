@@ -19,7 +19,7 @@
 typedef struct {
     char *kubeconfig, *context, *solver, *scheduler_name, *levels, *level_costs, *mode, *value_resource;
     char *lease_namespace, *lease_name, *identity, *log_level, *metrics_listen, *preemption;
-    bool in_cluster, leader_elect;
+    bool in_cluster, leader_elect, preempt_others;
     long time_limit_ms, solve_timeout_ms, concurrency, max_retries, request_timeout_ms, debounce_ms, batch_max_ms,
         health_port, watch_timeout_s, lease_duration_s, binders, requeue_limit;
     double qps, burst, admit_timeout_s, backoff_base_s, backoff_cap_s, renew_deadline_s, retry_period_s,

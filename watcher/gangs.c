@@ -306,10 +306,21 @@ static rf_status s_usage(s_build_t *b, rf_error_t *err)
                     return rf_error_set(err, RF_ENOMEM, "", "out of memory");
             sp->used_pods[ni]++;
         }
-        if (!ours)
+        if (!ours && !(b->o->preempt_others && b->o->preemption && p->node_name))
             continue;
         s_item_t *it = &b->items[b->n_items++];
         rf__pod_gang_name(p, it->gang, sizeof it->gang);
+        if (!ours) { /* another scheduler's bound pod: only ever a running gang (a victim), never one of ours */
+            const char *slash = strchr(it->gang, '/');
+            if (slash && strncmp(slash + 1, "pod:", 4) != 0) { /* a group: named apart from ours ("ns/other:g") */
+                char group[320];
+                snprintf(group, sizeof group, "%s", slash + 1);
+                int len = snprintf(it->gang, sizeof it->gang, "%s/other:", p->ns);
+                if (len > 0 && (size_t)len < sizeof it->gang)
+                    memcpy(it->gang + len, group, strnlen(group, sizeof it->gang - (size_t)len - 1) + 1);
+                it->gang[sizeof it->gang - 1] = '\0';
+            }
+        }
         it->pod = p;
         it->node = on;
     }

@@ -51,6 +51,7 @@ typedef struct {
     int64_t time_limit_ms;
     const char *value_resource; /* NULL: the contract's default */
     bool preemption;            /* send our running gangs (options.preemption lower_priority), else `never` */
+    bool preempt_others;        /* other schedulers' running pods may be victims too (grouped as ours are) */
     bool (*unevictable)(void *ctx, const char *gang); /* may be NULL: a running gang sent as not preemptible */
     void *unevictable_ctx;
 } rf__gang_opts_t;

@@ -248,6 +248,7 @@ int main(int argc, char **argv)
                                  .time_limit_ms = a->cfg.time_limit_ms,
                                  .value_resource = a->cfg.value_resource,
                                  .preemption = !a->cfg.preemption || strcmp(a->cfg.preemption, "never") != 0,
+                                 .preempt_others = a->cfg.preempt_others,
                                  .unevictable = rf__binder_unevictable,
                                  .unevictable_ctx = &a->binder};
     if (!rc) {

@@ -52,7 +52,7 @@ typedef struct {
 /* A running gang's spec, parallel to rf__plan_t.running. */
 typedef struct {
     double bandwidth;
-    bool preemptible; /* not annotated rackfit.io/preemptible: "false" */
+    bool preemptible; /* not annotated rackfit.io/preemptible: "false", no eviction of it refused lately */
     rf__prun_set_t *sets;
     int32_t n_sets;
 } rf__prun_spec_t;

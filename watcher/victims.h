@@ -3,8 +3,9 @@
  * gangs and preemption").
  *
  * Our gangs that run whole are sent as `running` gangs (gangs.c; a gang
- * whose pods carry `rackfit.io/preemptible: "false"` is not preemptible;
- * pods of other schedulers are never listed, so never victims). When the
+ * whose pods carry `rackfit.io/preemptible: "false"`, or whose eviction was
+ * refused lately (binder.h rf__binder_unevictable), is not preemptible;
+ * pods of other schedulers are victims only with preempt_others). When the
  * answer preempts some:
  * - every pod of each victim is evicted (follow.h's eviction: the Eviction
  *   API, so PodDisruptionBudgets are honoured and a 429 retried), with a
@@ -14,8 +15,10 @@
  *   kube-scheduler does, so the capacity stays counted for them: gangs.c
  *   charges a held gang's nominated pods) and it waits until every victim
  *   pod is gone — terminating pods still hold their capacity — or
- *   admit_timeout_s passes; then it is solved again with everything else
- *   and bound whole where the room now is.
+ *   admit_timeout_s passes, or the eviction of one of its victims is
+ *   refused (follow.c evicts a victim's first pod alone: refused, the rest
+ *   stays); then it is solved again with everything else and bound whole
+ *   where the room now is.
  * The cycle thread; requests go through binder threads (pool.h). */
 #ifndef RACKFIT_WATCHER_VICTIMS_H
 #define RACKFIT_WATCHER_VICTIMS_H

@@ -51,6 +51,7 @@ Test(watch_config, defaults_and_flags)
     cr_assert_float_eq(c.requeue_base_s, 60, 1e-9, "the default");
     cr_assert_float_eq(c.requeue_cap_s, 1800, 1e-9, "the default");
     cr_assert_eq(c.qps, 200);
+    cr_assert(!c.preempt_others, "other schedulers' pods are never victims unless asked");
     rf__config_fini(&c);
     rf_test_no_leaks();
 }
@@ -60,7 +61,7 @@ Test(watch_config, file_then_flags)
     char path[] = "/tmp/rackfit-watch-config.XXXXXX";
     int fd = mkstemp(path);
     cr_assert(fd >= 0);
-    const char *yaml = "scheduler-name: rf\nlevels: [a, b]\nready_timeout_s: 30\nqps: 50\n";
+    const char *yaml = "scheduler-name: rf\nlevels: [a, b]\nready_timeout_s: 30\nqps: 50\npreempt_others: true\n";
     cr_assert_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
     close(fd);
     const char *argv[] = {"w", "--config", path, "--in-cluster", "--solver", "tcp://x:1", "--qps", "70"};
@@ -71,6 +72,7 @@ Test(watch_config, file_then_flags)
     cr_assert_eq(c.n_levels, 2);
     cr_assert_float_eq(c.ready_timeout_s, 30, 1e-9);
     cr_assert_float_eq(c.qps, 70, 1e-9, "a flag overrides the file");
+    cr_assert(c.preempt_others);
     rf__config_fini(&c);
     unlink(path);
     rf_test_no_leaks();
@@ -80,9 +82,13 @@ Test(watch_config, bad_input_names_the_setting)
 {
     struct {
         const char *key, *value, *path;
-    } bad[] = {{"--ready-timeout-s", "-1", "ready-timeout-s"}, {"--requeue-limit", "many", "requeue-limit"},
-               {"--no-such-thing", "1", "no-such-thing"},      {"--level-costs", "1,2", "level-costs"},
-               {"--log-level", "loud", "log-level"},           {"--leader-elect", "maybe", "leader-elect"}};
+    } bad[] = {{"--ready-timeout-s", "-1", "ready-timeout-s"},
+               {"--requeue-limit", "many", "requeue-limit"},
+               {"--no-such-thing", "1", "no-such-thing"},
+               {"--level-costs", "1,2", "level-costs"},
+               {"--log-level", "loud", "log-level"},
+               {"--leader-elect", "maybe", "leader-elect"},
+               {"--preempt-others", "sometimes", "preempt-others"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"w",  "--kubeconfig", "k",     "--solver", "s",         "--scheduler-name",
                               "rf", "--levels",     "a,b,c", bad[i].key, bad[i].value};

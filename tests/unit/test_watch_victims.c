@@ -161,3 +161,64 @@ Test(watch_victims, preemptor_waits_for_its_victims)
     rf__kube_global_fini();
     rf_test_no_leaks();
 }
+
+static bool s_unevictable_low(void *ctx, const char *gang)
+{
+    (void)ctx;
+    return strcmp(gang, "ns/low") == 0;
+}
+
+/* Other schedulers' pods: never victims by default; with preempt_others
+ * their running pods are running gangs too (a group named apart from ours,
+ * "ns/other:G"; a single pod "ns/pod:NAME"). A gang whose eviction was
+ * refused (the unevictable callback) is sent as not preemptible. */
+Test(watch_victims, other_schedulers_and_refused_victims)
+{
+    rf__cache_t *c = s_cluster();
+    s_put(c,
+          "{\"metadata\":{\"namespace\":\"ns\",\"name\":\"v-0\",\"uid\":\"u-v-0\",\"labels\":{\"scheduling.x-k8s.io/"
+          "pod-group\":\"low\"}},\"spec\":{\"schedulerName\":\"volcano\",\"priority\":0,\"nodeName\":\"n1\","
+          "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]},\"status\":{\"phase\":"
+          "\"Running\"}}",
+          RF_KIND_POD);
+    s_put(c,
+          "{\"metadata\":{\"namespace\":\"ns\",\"name\":\"solo\",\"uid\":\"u-solo\"},\"spec\":{\"schedulerName\":"
+          "\"default-scheduler\",\"priority\":0,\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\",\"resources\":{"
+          "\"requests\":{\"cpu\":\"1\"}}}]},\"status\":{\"phase\":\"Running\"}}",
+          RF_KIND_POD);
+    s_put(c,
+          "{\"metadata\":{\"namespace\":\"ns\",\"name\":\"waiting\",\"uid\":\"u-waiting\"},\"spec\":{\"schedulerName\":"
+          "\"default-scheduler\",\"priority\":0,\"containers\":[{\"name\":\"c\"}]},\"status\":{\"phase\":\"Pending\"}}",
+          RF_KIND_POD);
+    s_pod(c, "high-0", "high", 10, NULL, NULL);
+    rf__gang_opts_t o = {
+        .scheduler_name = "rackfit", .levels = s_levels, .n_levels = 1, .mode = "greedy", .preemption = true};
+    rf__plan_t plan;
+    rf_error_t err;
+    cr_assert_eq(rf__plan_build(c, &o, NULL, NULL, &plan, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(plan.n_running, 2, "by default only our gangs can be victims");
+    for (int32_t i = 0; i < plan.n_running; i++)
+        cr_assert(strstr(plan.running[i].name, "other:") == NULL && strstr(plan.running[i].name, "solo") == NULL);
+    cr_assert_eq(plan.n_gangs, 1, "another scheduler's pending pod is never ours to place");
+    rf__plan_fini(&plan);
+    o.preempt_others = true;
+    o.unevictable = s_unevictable_low;
+    cr_assert_eq(rf__plan_build(c, &o, NULL, NULL, &plan, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(plan.n_running, 4, "%s", plan.json);
+    cr_assert_eq(plan.n_gangs, 1, "other schedulers' pods are victims only, never placed");
+    cr_assert_str_eq(plan.running[0].name, "ns/keep");
+    cr_assert_str_eq(plan.running[1].name, "ns/low");
+    cr_assert_str_eq(plan.running[2].name, "ns/other:low", "named apart from our ns/low");
+    cr_assert_str_eq(plan.running[2].pods[0].uid, "u-v-0");
+    cr_assert_str_eq(plan.running[3].name, "ns/pod:solo");
+    cr_assert(strstr(plan.json, "\"name\":\"ns/low\",\"priority\":0,\"bandwidth\":1,\"preemptible\":false") != NULL,
+              "a refused victim is not preemptible: %s", plan.json);
+    cr_assert(strstr(plan.json, "\"name\":\"ns/pod:solo\",\"priority\":0,\"bandwidth\":1,\"preemptible\":true") != NULL,
+              "%s", plan.json);
+    rf_problem_t *prob = NULL;
+    cr_assert_eq(rf_problem_from_json(plan.json, plan.len, NULL, &prob, &err), RF_OK, "%s: %s", err.path, err.message);
+    rf_problem_destroy(&prob);
+    rf__plan_fini(&plan);
+    rf__cache_destroy(&c);
+    rf_test_no_leaks();
+}

@@ -148,7 +148,7 @@ static rf_status s_line(s_reader_t *r, char *line, rf_error_t *err)
         rf_probe_ib_t *p = r->cur ? r->cur : s_record(r, err);
         if (!p)
             return err->code;
-        snprintf(p->peer_desc, sizeof p->peer_desc, "%s", v);
+        snprintf(p->peer_desc, sizeof p->peer_desc, "%.*s", (int)sizeof p->peer_desc - 1, v); /* truncated to fit */
         return RF_OK;
     }
     if (r->cur && (v = s_value(line, "NodeType:"))) {

@@ -20,9 +20,9 @@ static void s_query(const char *ca, int port, long timeout_ms, int retries, rf_p
     struct ibmad_port *src = mad_rpc_open_port((char *)ca, port, classes, 2);
     if (!src) {
         snprintf(p->error, sizeof p->error,
-                 "cannot open the MAD port of %s port %d (is /dev/infiniband/umad* there "
+                 "cannot open the MAD port of %.*s port %d (is /dev/infiniband/umad* there "
                  "and writable?)",
-                 ca, port);
+                 64, ca, port);
         return;
     }
     mad_rpc_set_timeout(src, (int)timeout_ms);
@@ -91,7 +91,7 @@ rf_status rf__ib_live(long timeout_ms, int retries, rf_probe_facts_t *f, rf_erro
             }
             rf_probe_ib_t *p = &f->ib_ports[f->n_ib++];
             memset(p, 0, sizeof *p);
-            snprintf(p->ca, sizeof p->ca, "%s", names[c]);
+            snprintf(p->ca, sizeof p->ca, "%.*s", (int)sizeof p->ca - 1, names[c]); /* truncated to fit */
             p->port = port->portnum;
             p->down = port->state <= 1; /* 1: Down (physically no link); Initialize and up have a peer */
             if (!p->down)

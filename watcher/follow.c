@@ -216,12 +216,16 @@ static char *s_eviction(const rf__bind_t *p, const char *version)
  * (a server without policy/v1) is marked for the v1beta1 retry, and the
  * binder remembers it (no_policy_v1): later evictions go as v1beta1 at once. */
 typedef struct {
-    bool *old_api;
+    bool *old_api; /* NULL: the v1beta1 retry itself */
+    int last;      /* the last answer's HTTP status (0: none) */
 } s_evict_ctx_t;
 
 static bool s_accept_evict(void *ctx, int i, const rf__kcall_t *c)
 {
     s_evict_ctx_t *e = ctx;
+    e->last = c->resp.status;
+    if (!e->old_api)
+        return rf__kaccept_gone(NULL, i, c);
     const char *body = c->resp.body ? c->resp.body : "";
     if ((c->resp.status == 400 || c->resp.status == 404) && strstr(body, "policy/v1") && strstr(body, "Eviction")) {
         e->old_api[i] = true;
@@ -230,12 +234,16 @@ static bool s_accept_evict(void *ctx, int i, const rf__kcall_t *c)
     return rf__kaccept_gone(NULL, i, c);
 }
 
+/* Evict pods[0, n); returns how many failed. *last (may be NULL) gets the
+ * last answer's HTTP status, 0 when none came (telling, for n == 1, a
+ * refusal such as a PodDisruptionBudget's 429 from a request never answered). */
 static int s_evict_pods(rf__binder_t *b, rf__kmulti_t *multi, const rf__bind_t *pods, int32_t n, char *why,
-                        size_t why_cap)
+                        size_t why_cap, int *last)
 {
     rf__kreq_t *reqs = calloc((size_t)n + 1, sizeof *reqs);
     bool *ok = calloc((size_t)n + 1, sizeof *ok), *old = calloc((size_t)n + 1, sizeof *old);
     int failed = n;
+    s_evict_ctx_t ec = {.old_api = old};
     if (!reqs || !ok || !old)
         goto done;
     for (int32_t i = 0; i < n; i++) {
@@ -246,7 +254,6 @@ static int s_evict_pods(rf__binder_t *b, rf__kmulti_t *multi, const rf__bind_t *
         reqs[i].body = s_eviction(&pods[i], atomic_load(&b->no_policy_v1) ? "policy/v1beta1" : "policy/v1");
     }
     rf__krun_t run = rf__binder_krun(b, multi);
-    s_evict_ctx_t ec = {.old_api = old};
     failed = rf__krun(&run, "POST", "application/json", reqs, n, ok, NULL, s_accept_evict, &ec, why, why_cap);
     rf__kreq_t *again = calloc((size_t)n + 1, sizeof *again);
     int m = 0;
@@ -261,8 +268,12 @@ static int s_evict_pods(rf__binder_t *b, rf__kmulti_t *multi, const rf__bind_t *
             rf__log(RF_LOG_INFO, "the API server has no policy/v1 Eviction: using policy/v1beta1 from now on");
         why[0] = '\0';
         failed -= m;
-        failed += rf__krun(&run, "POST", "application/json", again, m, ok, NULL, rf__kaccept_gone, NULL, why, why_cap);
+        s_evict_ctx_t ec2 = {0};
+        failed += rf__krun(&run, "POST", "application/json", again, m, ok, NULL, s_accept_evict, &ec2, why, why_cap);
+        ec.last = ec2.last;
     }
+    if (last)
+        *last = ec.last;
     rf__kreqs_free(again, m);
 done:
     rf__kreqs_free(reqs, n);
@@ -325,20 +336,24 @@ int rf__binder_evict(rf__binder_t *b, rf__kmulti_t *multi, const char *gang, con
     char err[512] = "";
     int failed = 0;
     if (rq->count == 0 && n > 0) { /* a victim: its first pod alone, so a refusal leaves the gang whole */
-        failed = s_evict_pods(b, multi, pods, 1, err, sizeof err);
-        if (failed) {
+        int last = 0;
+        failed = s_evict_pods(b, multi, pods, 1, err, sizeof err, &last);
+        if (failed && last >= 400) { /* refused (a PodDisruptionBudget's 429): solved again without it */
             rf__log(RF_LOG_WARN,
                     "gang %s: the eviction of its first pod was refused (%s): the gang is kept whole and "
                     "not preempted for a while",
                     gang, err);
             rf__binder_unevictable_add(b, gang);
+        }
+        if (failed) { /* unanswered too (stopping, the server away): kept whole; the preemptor waits its timeout */
+            rf__log(RF_LOG_WARN, "gang %s: its first pod was not evicted (%s): none of its other pods is", gang, err);
             return n;
         }
         atomic_fetch_add(&b->evictions, 1);
-        failed = n > 1 ? s_evict_pods(b, multi, pods + 1, n - 1, err, sizeof err) : 0;
+        failed = n > 1 ? s_evict_pods(b, multi, pods + 1, n - 1, err, sizeof err, NULL) : 0;
         atomic_fetch_add(&b->evictions, n - 1 - failed);
     } else {
-        failed = n ? s_evict_pods(b, multi, pods, n, err, sizeof err) : 0;
+        failed = n ? s_evict_pods(b, multi, pods, n, err, sizeof err, NULL) : 0;
         atomic_fetch_add(&b->evictions, n - failed);
     }
     if (failed)

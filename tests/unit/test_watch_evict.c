@@ -3,9 +3,10 @@
  * on loopback. A server thread plays a v1.20 API server (policy/v1 Evictions
  * answered 400 naming the kind and version, as kube-apiserver does;
  * policy/v1beta1 ones 201) or a current one (policy/v1 answered 201). The
- * first eviction on the old server costs two requests per pod; every later
- * one is sent as policy/v1beta1 at once. A current server is never asked
- * for v1beta1. Events are answered 201. */
+ * first pod evicted on the old server costs two requests (a victim's first
+ * pod goes alone); every later one is sent as policy/v1beta1 at once. A current server is never asked
+ * for v1beta1. Events are answered 201. A victim whose first pod is refused
+ * (429) is kept whole and remembered; one never answered is kept whole only. */
 #include <criterion/criterion.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -200,6 +201,33 @@ Test(watch_evict, refused_victim_kept_whole)
     srv.stop = 1;
     pthread_join(t, NULL);
     close(srv.fd);
+    rf__kmulti_destroy(&multi);
+    rf__cache_destroy(&b.cache);
+    rf__kube_destroy(&b.kube);
+    rf__binder_fini(&b);
+    rf__kube_global_fini();
+    rf_test_no_leaks();
+}
+
+/* A victim whose first eviction is never answered (nobody listens): kept
+ * whole too, but not remembered as refused (the preemptor waits its timeout). */
+Test(watch_evict, unanswered_victim_not_marked)
+{
+    rf_error_t err;
+    rf__kube_global_init(&err);
+    rf__kubeconfig_t kc = {.server = "http://127.0.0.1:1", .token = "t"};
+    rf__binder_t b;
+    rf__binder_init(&b);
+    b.kube = rf__kube_new(&kc, &err);
+    b.cache = rf__cache_new(7);
+    b.max_retries = 0;
+    b.timeout_ms = 500;
+    b.identity = "test";
+    b.scheduler_name = "rackfit";
+    rf__kmulti_t *multi = rf__kmulti_new(b.kube, 4);
+    cr_assert_eq(s_evict(&b, multi, 0, 2), 2);
+    cr_assert_eq(atomic_load(&b.evictions), 0);
+    cr_assert(!rf__binder_unevictable(&b, "ns/g"), "no answer is no refusal");
     rf__kmulti_destroy(&multi);
     rf__cache_destroy(&b.cache);
     rf__kube_destroy(&b.kube);

@@ -1,0 +1,47 @@
+/* tests/support/cbcref.h: an independent exact reference for mid-sized
+ * problems (up to 64 nodes, 12 gangs): a node-level integer program of the
+ * contract (PLACEMENT-MODEL.md sections 1-2) written as a CPLEX-LP file and
+ * solved by Debian's `cbc` binary (package coinor-cbc).
+ *
+ * It shares no code with the solver (solver/ilp*, mip*, the tree, the
+ * greedy): only the public model (rackfit/problem.h) is read. Variables:
+ * x[g,p,n] new pods of pod set p of gang g on node n (integer, only on
+ * eligible nodes), y[g] admitted (binary), u[g,l,d] gang g uses domain d of
+ * level l (binary; for the penalty and the gang's required level), v[g,p,d]
+ * pod set p uses domain d of its own required level (binary).
+ * Lexicographic, as the contract: per priority, highest first, maximise
+ * (units, pods) as one integer objective units * M + pods (M above every
+ * possible pod total, so exact), fixed as a constraint for the next stages;
+ * then minimise the penalty.
+ *
+ * Scope (rf_cbcref_supported): no slices, no bound pods, no running gangs,
+ * `admission: value` only. Problems outside it are refused, never solved
+ * wrongly. */
+#ifndef RF_TEST_CBCREF_H
+#define RF_TEST_CBCREF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rackfit/answer.h"
+#include "rackfit/problem.h"
+
+#define RF_CBCREF_MAX_PRIOS 64
+
+typedef struct {
+    int32_t n_value;
+    rf_value_t value[RF_CBCREF_MAX_PRIOS]; /* per distinct priority, highest first */
+    double penalty;                        /* the optimum penalty given those values */
+    int32_t cbc_runs;                      /* cbc invocations (statistics) */
+} rf_cbcref_t;
+
+/* Whether `cbc` is on PATH. */
+bool rf_cbcref_available(void);
+/* Whether the problem is in scope; *why (may be NULL) says why not. */
+bool rf_cbcref_supported(const rf_problem_t *problem, const char **why);
+/* The optimum of a validated problem. Returns false with a message in
+ * err[errlen] when out of scope, when cbc fails or does not prove
+ * optimality, or when a temporary file cannot be written. */
+bool rf_cbcref_solve(const rf_problem_t *problem, rf_cbcref_t *out, char *err, size_t errlen);
+
+#endif

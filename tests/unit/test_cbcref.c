@@ -23,7 +23,9 @@
 #include "../support/testutil.h"
 #include "rackfit/rackfit.h"
 
-static const uint64_t S_SEEDS[] = {0};
+/* in scope and matched by ilp within 2 s (scan of seeds 1..150, bench/RESULTS.md) */
+static const uint64_t S_SEEDS[] = {7,  8,  17,  19,  33,  35,  36,  46,  55,  57,
+                                   69, 93, 107, 110, 122, 128, 131, 134, 138, 146};
 
 static void s_opts(rf_randprob_opts_t *o)
 {

@@ -1,0 +1,162 @@
+/* tests/unit/test_ops_solve.c: the solve op (service/ops_solve.c) through
+ * rackfitd's request handler, no socket: an inline problem is solved and
+ * answered with its id; a solve on a stored cluster with commit holds the
+ * capacity (the cluster's version moves, info counts the commit) so a
+ * second commit cannot take it; cluster and cluster_name together, an
+ * unknown stored cluster and a time limit above the server's are refused. */
+#include <criterion/criterion.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../support/leak.h"
+#include "arena.h"
+#include "codec.h"
+#include "doc.h"
+#include "json.h"
+#include "ops.h"
+
+typedef struct {
+    rf__ops_t *ops;
+    rf__mp_writer_t *w;
+    rf__arena_t *arena;
+} fixture_t;
+
+static void s_open(fixture_t *f)
+{
+    rf__ops_config_t cfg;
+    rf__ops_config_default(&cfg);
+    cfg.solver_threads = 1;
+    f->ops = rf__ops_new(&cfg);
+    f->w = rf__mp_writer_new();
+    f->arena = rf__arena_new(0);
+    cr_assert(f->ops && f->w && f->arena);
+}
+
+static void s_close(fixture_t *f)
+{
+    rf__ops_destroy(&f->ops);
+    rf__mp_writer_destroy(&f->w);
+    rf__arena_destroy(&f->arena);
+}
+
+/* One request written as JSON, sent as MessagePack; the decoded reply. */
+static const rf_doc_t *s_call(fixture_t *f, const char *json)
+{
+    rf_doc_t *doc = NULL;
+    rf_error_t err;
+    cr_assert_eq(rf__json_parse(json, strlen(json), NULL, f->arena, &doc, &err), RF_OK, "%s", err.message);
+    rf__mp_writer_t *req = rf__mp_writer_new();
+    rf__mp_doc(req, doc);
+    size_t len = 0;
+    const void *msg = rf__mp_writer_data(req, &len);
+    rf__ops_handle(f->ops, msg, len, false, 0, f->w);
+    rf__mp_writer_destroy(&req);
+    size_t rl = 0;
+    const void *reply = rf__mp_writer_data(f->w, &rl);
+    rf__mp_limits_t lim = {.max_bytes = 1 << 24, .max_depth = 32, .max_elements = 0, .max_string = 1 << 20};
+    rf_doc_t *out = NULL;
+    cr_assert_eq(rf__mp_decode(reply, rl, &lim, f->arena, &out, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(out->type, RF_DOC_MAP);
+    return out;
+}
+
+static int64_t s_int(const rf_doc_t *d, const char *key)
+{
+    const rf_doc_t *v = rf__doc_get(d, key);
+    cr_assert(v && v->type == RF_DOC_INT, "no integer %s", key);
+    return v->u.i;
+}
+
+static void s_ok(const rf_doc_t *reply)
+{
+    const rf_doc_t *e = rf__doc_get(reply, "error");
+    cr_assert_null(e, "unexpected error: %s", e ? rf__doc_get(e, "message")->u.s : "");
+}
+
+static void s_error(const rf_doc_t *reply, rf_status code, const char *path)
+{
+    const rf_doc_t *e = rf__doc_get(reply, "error");
+    cr_assert(e && e->type == RF_DOC_MAP, "no error in the reply");
+    cr_assert_str_eq(rf__doc_get(e, "code")->u.s, rf_status_code(code));
+    if (path) /* NULL: not checked */
+        cr_assert_str_eq(rf__doc_get(e, "path")->u.s, path);
+}
+
+#define NODES                                                                                                          \
+    "{\"levels\":[\"rack\",\"kubernetes.io/hostname\"],\"nodes\":["                                                    \
+    "{\"name\":\"h1\",\"labels\":{\"rack\":\"r1\",\"kubernetes.io/hostname\":\"h1\"},\"allocatable\":{\"nvidia.com/"   \
+    "gpu\":8}},"                                                                                                       \
+    "{\"name\":\"h2\",\"labels\":{\"rack\":\"r1\",\"kubernetes.io/hostname\":\"h2\"},\"allocatable\":{\"nvidia.com/"   \
+    "gpu\":8}}]}"
+
+#define GANG(name, count)                                                                                              \
+    "{\"name\":\"" name "\",\"pod_sets\":[{\"name\":\"w\",\"count\":" #count ",\"requests\":{\"nvidia.com/gpu\":8}}]}"
+
+static bool s_admitted(const rf_doc_t *reply, int g)
+{
+    const rf_doc_t *gangs = rf__doc_get(reply, "gangs");
+    cr_assert(gangs && gangs->type == RF_DOC_ARRAY && (int)gangs->len > g, "no gangs[%d] in the answer", g);
+    const rf_doc_t *a = rf__doc_get(&gangs->u.items[g], "admitted");
+    cr_assert(a && a->type == RF_DOC_BOOL);
+    return a->u.b;
+}
+
+Test(ops_solve, inline_problem_is_answered_with_its_id)
+{
+    fixture_t f;
+    s_open(&f);
+    const rf_doc_t *r = s_call(&f, "{\"id\":5,\"cluster\":" NODES ",\"gangs\":[" GANG("g", 2) "," GANG("h", 1) "]}");
+    s_ok(r);
+    cr_assert_eq(s_int(r, "id"), 5);
+    cr_assert(s_admitted(r, 0) != s_admitted(r, 1), "two hosts: one of the gangs fits, not both");
+    cr_assert_null(rf__doc_get(r, "cluster"), "no stored cluster, no cluster block");
+    s_close(&f);
+    rf_test_no_leaks();
+}
+
+Test(ops_solve, a_commit_holds_the_capacity)
+{
+    fixture_t f;
+    s_open(&f);
+    s_ok(s_call(&f, "{\"op\":\"cluster.put\",\"name\":\"c\",\"cluster\":" NODES "}"));
+    const rf_doc_t *r = s_call(&f, "{\"cluster_name\":\"c\",\"commit\":true,\"gangs\":[" GANG("g", 2) "]}");
+    s_ok(r);
+    cr_assert(s_admitted(r, 0));
+    const rf_doc_t *c = rf__doc_get(r, "cluster");
+    cr_assert(c && c->type == RF_DOC_MAP);
+    cr_assert_str_eq(rf__doc_get(c, "name")->u.s, "c");
+    cr_assert(rf__doc_get(c, "committed")->u.b);
+
+    r = s_call(&f, "{\"op\":\"cluster.info\",\"name\":\"c\"}");
+    s_ok(r);
+    cr_assert_geq(s_int(r, "commits"), 1, "(solve, gang, node) entries");
+    cr_assert_eq(s_int(r, "commit_pods"), 2);
+
+    r = s_call(&f, "{\"cluster_name\":\"c\",\"commit\":true,\"gangs\":[" GANG("h", 1) "]}");
+    s_ok(r);
+    cr_assert_not(s_admitted(r, 0), "both hosts are held by the first commit");
+
+    s_ok(s_call(&f, "{\"op\":\"cluster.release\",\"name\":\"c\",\"gangs\":[\"g\"]}"));
+    r = s_call(&f, "{\"cluster_name\":\"c\",\"gangs\":[" GANG("h", 1) "]}");
+    s_ok(r);
+    cr_assert(s_admitted(r, 0), "released capacity is free again");
+    s_close(&f);
+    rf_test_no_leaks();
+}
+
+Test(ops_solve, refusals)
+{
+    fixture_t f;
+    s_open(&f);
+    s_ok(s_call(&f, "{\"op\":\"cluster.put\",\"name\":\"c\",\"cluster\":" NODES "}"));
+    s_error(s_call(&f, "{\"cluster_name\":\"c\",\"cluster\":" NODES ",\"gangs\":[]}"), RF_ESCHEMA, "cluster");
+    s_error(s_call(&f, "{\"cluster_name\":\"nowhere\",\"gangs\":[]}"), RF_ENOTFOUND, NULL);
+    s_error(s_call(&f, "{\"cluster_name\":\"c\",\"commit\":1,\"gangs\":[]}"), RF_ESCHEMA, "commit");
+    s_error(s_call(&f, "{\"cluster_name\":\"c\",\"cluster_version\":0,\"gangs\":[]}"), RF_ESCHEMA, "cluster_version");
+    s_error(s_call(&f, "{\"cluster\":" NODES ",\"gangs\":[],\"options\":{\"time_limit_ms\":999999999}}"), RF_ELIMIT,
+            "options.time_limit_ms");
+    s_close(&f);
+    rf_test_no_leaks();
+}

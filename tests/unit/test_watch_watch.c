@@ -3,10 +3,18 @@
  * (a malformed one is skipped), DELETED removes it by its key, a BOOKMARK
  * only advances the resourceVersion, an ERROR event with code 410 says
  * "relist" (1), any other ERROR, unknown type or unreadable line is -1 (an
- * unknown type that carries a resourceVersion still advances it). The list-then-watch thread (rf__watch_run)
- * against a server is not covered here yet. */
+ * unknown type that carries a resourceVersion still advances it). And the
+ * list-then-watch thread (rf__watch_run) against a loopback server: a paged
+ * list, a watch from its version with an event, a bookmark and a 410, then a
+ * relist that sweeps what it no longer lists, a watch from the new one, and
+ * a resume from a bookmark's version. */
 #include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "../support/leak.h"
 #include "watch.h"
@@ -112,5 +120,117 @@ Test(watch_watch, gone_errors_and_junk)
                  "a delete needs a name");
     cr_assert_str_eq(rv, "50", "an unknown type still carried a version");
     rf__cache_destroy(&c);
+    rf_test_no_leaks();
+}
+
+/* ---- rf__watch_run against a loopback server ---------------------------------------------------------------- */
+
+typedef struct {
+    int fd;
+    atomic_int stop;
+    atomic_int lists, watches;
+    char watch_rv[4][32]; /* the resourceVersion each watch asked for */
+} s_srv_t;
+
+#define NODE_J(N) "{\"metadata\":{\"name\":\"" N "\"}}"
+
+static void s_reply(int c, const char *body)
+{
+    char head[256];
+    int m = snprintf(head, sizeof head,
+                     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %zu\r\nConnection: "
+                     "close\r\n\r\n",
+                     strlen(body));
+    send(c, head, (size_t)m, MSG_NOSIGNAL);
+    send(c, body, strlen(body), MSG_NOSIGNAL);
+}
+
+static void *s_serve(void *arg)
+{
+    s_srv_t *s = arg;
+    while (!s->stop) {
+        int c = accept(s->fd, NULL, NULL);
+        if (c < 0)
+            continue;
+        char buf[4096];
+        ssize_t n = recv(c, buf, sizeof buf - 1, 0);
+        buf[n > 0 ? n : 0] = '\0';
+        if (strstr(buf, "watch=1")) {
+            int k = atomic_fetch_add(&s->watches, 1);
+            const char *rv = strstr(buf, "resourceVersion=");
+            if (k < 4 && rv)
+                sscanf(rv + 16, "%31[0-9]", s->watch_rv[k]);
+            if (k == 0)
+                s_reply(c,
+                        "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"h3\",\"resourceVersion\":\"11\"}}}\n"
+                        "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}\n"
+                        "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410}}\n");
+            else
+                s_reply(c, "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"21\"}}}\n");
+        } else if (strstr(buf, "continue=c1")) {
+            s_reply(c, "{\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[" NODE_J("h2") "]}");
+        } else {
+            int k = atomic_fetch_add(&s->lists, 1);
+            if (k == 0)
+                s_reply(c,
+                        "{\"metadata\":{\"resourceVersion\":\"10\",\"continue\":\"c1\"},\"items\":[" NODE_J("h1") "]}");
+            else
+                s_reply(c, "{\"metadata\":{\"resourceVersion\":\"20\"},\"items\":[" NODE_J("h3") "]}");
+        }
+        close(c);
+    }
+    return NULL;
+}
+
+Test(watch_watch, list_watch_gone_relist)
+{
+    s_srv_t srv = {.fd = socket(AF_INET, SOCK_STREAM, 0)};
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sin;
+    cr_assert_eq(bind(srv.fd, (struct sockaddr *)&sin, sizeof sin), 0);
+    listen(srv.fd, 64);
+    getsockname(srv.fd, (struct sockaddr *)&sin, &len);
+    struct timeval tv = {.tv_sec = 0, .tv_usec = 100000};
+    setsockopt(srv.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    pthread_t t;
+    pthread_create(&t, NULL, s_serve, &srv);
+    rf_error_t err;
+    rf__kube_global_init(&err);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(sin.sin_port));
+    rf__kubeconfig_t kc = {.server = url, .token = "t"};
+    rf__cache_t *c = rf__cache_new(7);
+    atomic_int stop = 0;
+    rf__watch_t w = {.kube = rf__kube_new(&kc, &err),
+                     .cache = c,
+                     .kind = RF_KIND_NODE,
+                     .path = "/api/v1/nodes",
+                     .stop = &stop,
+                     .timeout_s = 5};
+    cr_assert_not_null(w.kube);
+    pthread_t wt;
+    pthread_create(&wt, NULL, rf__watch_run, &w);
+    for (int i = 0; i < 500 && srv.watches < 3; i++)
+        usleep(10000);
+    stop = 1;
+    pthread_join(wt, NULL);
+    cr_assert_geq(srv.watches, 3);
+    cr_assert_str_eq(srv.watch_rv[0], "10", "the watch starts at the (paged) list's version");
+    cr_assert_str_eq(srv.watch_rv[1], "20", "after the 410, a new list and its version");
+    cr_assert_str_eq(srv.watch_rv[2], "21", "a clean end resumes at once from the last bookmark's version");
+    cr_assert_eq(atomic_load(&w.lists), 2);
+    cr_assert_geq(atomic_load(&w.gone), 1);
+    rf__cache_lock(c);
+    cr_assert_null(rf__cache_get(c, RF_KIND_NODE, "h1"), "the relist swept what it no longer lists");
+    cr_assert_null(rf__cache_get(c, RF_KIND_NODE, "h2"));
+    cr_assert_not_null(rf__cache_get(c, RF_KIND_NODE, "h3"));
+    cr_assert(c->synced & (1u << RF_KIND_NODE));
+    rf__cache_unlock(c);
+    srv.stop = 1;
+    pthread_join(t, NULL);
+    close(srv.fd);
+    rf__kube_destroy(&w.kube);
+    rf__cache_destroy(&c);
+    rf__kube_global_fini();
     rf_test_no_leaks();
 }

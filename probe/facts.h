@@ -116,7 +116,7 @@ typedef struct {
 } rf_probe_facts_t;
 
 void rf__facts_init(rf_probe_facts_t *f);
-/* Append a note (printf-style); notes past the limit are counted in the last one. */
+/* Append a note (printf-style); past the limit, the last note is replaced by one saying the limit was passed. */
 void rf__facts_note(rf_probe_facts_t *f, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

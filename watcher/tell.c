@@ -169,7 +169,10 @@ void rf__binder_tell(rf__binder_t *b, rf__pool_t *pool, const rf__pgang_t *g, co
 
 void rf__tell_run(rf__binder_t *b, rf__kmulti_t *multi, rf__job_t *j)
 {
+    /* one result array serves the three batches: as long as the longest */
     int n = j->n_status > j->n_meta ? j->n_status : j->n_meta;
+    if (j->n_events > n)
+        n = j->n_events;
     bool *ok = calloc((size_t)n + 1, sizeof *ok);
     if (!ok)
         return;

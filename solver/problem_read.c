@@ -127,6 +127,22 @@ static rf_status s_fail(s_rd_t *r, rf_status code, const rf_doc_t *at, const cha
     return code;
 }
 
+/* Reads the array X (already checked by s_array) into ARR, allocated in P's
+ * arena: item i with READ(r, item, &ARR[i]), under "[i]" in the error path.
+ * Like RF_CALL it returns from the caller on the first failure (no cleanup is
+ * needed: the arena goes with the problem). The one loop for every list. */
+#define S_READ_ITEMS(r, p, x, arr, READ)                                                                               \
+    do {                                                                                                               \
+        (arr) = rf_problem_alloc((p), (size_t)(x)->len * sizeof *(arr));                                               \
+        if (!(arr))                                                                                                    \
+            return s_fail((r), RF_ENOMEM, (x), "out of memory");                                                       \
+        for (uint32_t s_i_ = 0; s_i_ < (x)->len; s_i_++) {                                                             \
+            int s_si_ = s_push_idx((r), s_i_);                                                                         \
+            RF_CALL(READ((r), &(x)->u.items[s_i_], &(arr)[s_i_]));                                                     \
+            s_pop((r), s_si_);                                                                                         \
+        }                                                                                                              \
+    } while (0)
+
 /* A field of a map, or NULL when absent or null. Keys are literals: their
  * length is known at compile time (no strlen per lookup). */
 static const rf_doc_t *s_get_n(const rf_doc_t *map, const char *key, size_t len)
@@ -530,15 +546,8 @@ static rf_status s_node(s_rd_t *r, const rf_doc_t *v, rf_node_t *node)
     if ((x = s_get(v, "taints"))) {
         sv = s_push_key(r, "taints");
         RF_CALL(s_array(r, x, r->lim->max_taints, "max_taints"));
-        node->taints = rf_problem_alloc(p, (size_t)x->len * sizeof *node->taints);
-        if (!node->taints)
-            return s_fail(r, RF_ENOMEM, x, "out of memory");
+        S_READ_ITEMS(r, p, x, node->taints, s_taint);
         node->n_taints = (int32_t)x->len;
-        for (uint32_t i = 0; i < x->len; i++) {
-            int si = s_push_idx(r, i);
-            RF_CALL(s_taint(r, &x->u.items[i], &node->taints[i]));
-            s_pop(r, si);
-        }
         s_pop(r, sv);
     }
 
@@ -564,14 +573,7 @@ static rf_status s_cluster(s_rd_t *r, const rf_doc_t *v)
     RF_CALL(s_type(r, x, RF_DOC_ARRAY));
     if (x->len < 1 || x->len > RF_MAX_LEVELS)
         return s_fail(r, RF_ESCHEMA, x, "must list 1 to %d levels, not %lu", RF_MAX_LEVELS, (unsigned long)x->len);
-    p->levels = rf_problem_alloc(p, (size_t)x->len * sizeof *p->levels);
-    if (!p->levels)
-        return s_fail(r, RF_ENOMEM, x, "out of memory");
-    for (uint32_t l = 0; l < x->len; l++) {
-        int si = s_push_idx(r, l);
-        RF_CALL(s_str(r, &x->u.items[l], &p->levels[l]));
-        s_pop(r, si);
-    }
+    S_READ_ITEMS(r, p, x, p->levels, s_str);
     p->n_levels = (int32_t)x->len;
     s_pop(r, sv);
 
@@ -581,14 +583,7 @@ static rf_status s_cluster(s_rd_t *r, const rf_doc_t *v)
         if ((int32_t)x->len != p->n_levels)
             return s_fail(r, RF_ESCHEMA, x, "has %lu entries, but there are %d levels", (unsigned long)x->len,
                           (int)p->n_levels);
-        p->level_costs = rf_problem_alloc(p, (size_t)x->len * sizeof *p->level_costs);
-        if (!p->level_costs)
-            return s_fail(r, RF_ENOMEM, x, "out of memory");
-        for (uint32_t l = 0; l < x->len; l++) {
-            int si = s_push_idx(r, l);
-            RF_CALL(s_nonneg_number(r, &x->u.items[l], &p->level_costs[l]));
-            s_pop(r, si);
-        }
+        S_READ_ITEMS(r, p, x, p->level_costs, s_nonneg_number);
         s_pop(r, sv);
     }
 
@@ -596,15 +591,8 @@ static rf_status s_cluster(s_rd_t *r, const rf_doc_t *v)
     if (!(x = s_get(v, "nodes")))
         return s_fail(r, RF_ESCHEMA, v, "is required");
     RF_CALL(s_array(r, x, r->lim->max_nodes, "max_nodes"));
-    p->nodes = rf_problem_alloc(p, (size_t)x->len * sizeof *p->nodes);
-    if (!p->nodes)
-        return s_fail(r, RF_ENOMEM, x, "out of memory");
+    S_READ_ITEMS(r, p, x, p->nodes, s_node);
     p->n_nodes = (int32_t)x->len;
-    for (uint32_t i = 0; i < x->len; i++) {
-        int si = s_push_idx(r, i);
-        RF_CALL(s_node(r, &x->u.items[i], &p->nodes[i]));
-        s_pop(r, si);
-    }
     s_pop(r, sv);
     /* Index names now: `bound` entries refer to nodes by name. */
     return rf_problem_index_nodes(p, r->err);
@@ -787,15 +775,8 @@ static rf_status s_pod_set(s_rd_t *r, const rf_doc_t *v, rf_pod_set_t *ps)
     if ((x = s_get(v, "tolerations"))) {
         sv = s_push_key(r, "tolerations");
         RF_CALL(s_array(r, x, r->lim->max_taints, "max_taints"));
-        ps->tolerations = rf_problem_alloc(p, (size_t)x->len * sizeof *ps->tolerations);
-        if (!ps->tolerations)
-            return s_fail(r, RF_ENOMEM, x, "out of memory");
+        S_READ_ITEMS(r, p, x, ps->tolerations, s_toleration);
         ps->n_tolerations = (int32_t)x->len;
-        for (uint32_t i = 0; i < x->len; i++) {
-            int si = s_push_idx(r, i);
-            RF_CALL(s_toleration(r, &x->u.items[i], &ps->tolerations[i]));
-            s_pop(r, si);
-        }
         s_pop(r, sv);
     }
 
@@ -814,15 +795,8 @@ static rf_status s_pod_set(s_rd_t *r, const rf_doc_t *v, rf_pod_set_t *ps)
     if ((x = s_get(v, "bound"))) {
         sv = s_push_key(r, "bound");
         RF_CALL(s_array(r, x, r->lim->max_bound, "max_bound"));
-        ps->bound = rf_problem_alloc(p, (size_t)x->len * sizeof *ps->bound);
-        if (!ps->bound)
-            return s_fail(r, RF_ENOMEM, x, "out of memory");
+        S_READ_ITEMS(r, p, x, ps->bound, s_bound);
         ps->n_bound = (int32_t)x->len;
-        for (uint32_t i = 0; i < x->len; i++) {
-            int si = s_push_idx(r, i);
-            RF_CALL(s_bound(r, &x->u.items[i], &ps->bound[i]));
-            s_pop(r, si);
-        }
         s_pop(r, sv);
     }
     return RF_OK;
@@ -911,15 +885,8 @@ static rf_status s_run_pod_set(s_rd_t *r, const rf_doc_t *v, rf_run_pod_set_t *p
     RF_CALL(s_array(r, x, r->lim->max_bound, "max_bound"));
     if (x->len == 0)
         return s_fail(r, RF_ESCHEMA, x, "must list at least one placement");
-    ps->placements = rf_problem_alloc(p, (size_t)x->len * sizeof *ps->placements);
-    if (!ps->placements)
-        return s_fail(r, RF_ENOMEM, x, "out of memory");
+    S_READ_ITEMS(r, p, x, ps->placements, s_run_placement);
     ps->n_placements = (int32_t)x->len;
-    for (uint32_t k = 0; k < x->len; k++) {
-        int si = s_push_idx(r, k);
-        RF_CALL(s_run_placement(r, &x->u.items[k], &ps->placements[k]));
-        s_pop(r, si);
-    }
     s_pop(r, sv);
     return RF_OK;
 }

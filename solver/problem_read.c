@@ -367,38 +367,25 @@ static rf_status s_intern_all(s_rd_t *r, const rf_doc_t *root)
         }
         s_pop(r, s0);
     }
-    const rf_doc_t *gangs = s_get(root, "gangs");
-    for (uint32_t g = 0; gangs && gangs->type == RF_DOC_ARRAY && g < gangs->len; g++) {
-        const rf_doc_t *gang = &gangs->u.items[g];
-        const rf_doc_t *sets = gang->type == RF_DOC_MAP ? s_get(gang, "pod_sets") : NULL;
-        for (uint32_t j = 0; sets && sets->type == RF_DOC_ARRAY && j < sets->len; j++) {
-            const rf_doc_t *ps = &sets->u.items[j];
-            if (ps->type != RF_DOC_MAP)
-                continue;
-            int s0 = s_push_key(r, "gangs");
-            s_push_idx(r, g);
-            s_push_key(r, "pod_sets");
-            s_push_idx(r, j);
-            s_push_key(r, "requests");
-            RF_CALL(s_intern_keys(r, s_get(ps, "requests")));
-            s_pop(r, s0);
-        }
-    }
-    const rf_doc_t *running = s_get(root, "running");
-    for (uint32_t g = 0; running && running->type == RF_DOC_ARRAY && g < running->len; g++) {
-        const rf_doc_t *gang = &running->u.items[g];
-        const rf_doc_t *sets = gang->type == RF_DOC_MAP ? s_get(gang, "pod_sets") : NULL;
-        for (uint32_t j = 0; sets && sets->type == RF_DOC_ARRAY && j < sets->len; j++) {
-            const rf_doc_t *ps = &sets->u.items[j];
-            if (ps->type != RF_DOC_MAP)
-                continue;
-            int s0 = s_push_key(r, "running");
-            s_push_idx(r, g);
-            s_push_key(r, "pod_sets");
-            s_push_idx(r, j);
-            s_push_key(r, "requests");
-            RF_CALL(s_intern_keys(r, s_get(ps, "requests")));
-            s_pop(r, s0);
+    /* Pending gangs first, then running ones: the same pod_sets[].requests. */
+    static const char *const lists[] = {"gangs", "running"};
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
+        const rf_doc_t *list = s_get_n(root, lists[k], strlen(lists[k]));
+        for (uint32_t g = 0; list && list->type == RF_DOC_ARRAY && g < list->len; g++) {
+            const rf_doc_t *gang = &list->u.items[g];
+            const rf_doc_t *sets = gang->type == RF_DOC_MAP ? s_get(gang, "pod_sets") : NULL;
+            for (uint32_t j = 0; sets && sets->type == RF_DOC_ARRAY && j < sets->len; j++) {
+                const rf_doc_t *ps = &sets->u.items[j];
+                if (ps->type != RF_DOC_MAP)
+                    continue;
+                int s0 = s_push_key(r, lists[k]);
+                s_push_idx(r, g);
+                s_push_key(r, "pod_sets");
+                s_push_idx(r, j);
+                s_push_key(r, "requests");
+                RF_CALL(s_intern_keys(r, s_get(ps, "requests")));
+                s_pop(r, s0);
+            }
         }
     }
     const rf_doc_t *options = s_get(root, "options");

@@ -809,15 +809,8 @@ static rf_status s_gang(s_rd_t *r, const rf_doc_t *v, rf_gang_t *gang)
     RF_CALL(s_array(r, x, r->lim->max_pod_sets, "max_pod_sets"));
     if (x->len == 0)
         return s_fail(r, RF_ESCHEMA, x, "must list at least one pod set");
-    gang->pod_sets = rf_problem_alloc(r->p, (size_t)x->len * sizeof *gang->pod_sets);
-    if (!gang->pod_sets)
-        return s_fail(r, RF_ENOMEM, x, "out of memory");
+    S_READ_ITEMS(r, r->p, x, gang->pod_sets, s_pod_set);
     gang->n_pod_sets = (int32_t)x->len;
-    for (uint32_t j = 0; j < x->len; j++) {
-        int si = s_push_idx(r, j);
-        RF_CALL(s_pod_set(r, &x->u.items[j], &gang->pod_sets[j]));
-        s_pop(r, si);
-    }
     s_pop(r, sv);
     return RF_OK;
 }
@@ -897,15 +890,8 @@ static rf_status s_running_gang(s_rd_t *r, const rf_doc_t *v, rf_running_t *run)
     RF_CALL(s_array(r, x, r->lim->max_pod_sets, "max_pod_sets"));
     if (x->len == 0)
         return s_fail(r, RF_ESCHEMA, x, "must list at least one pod set");
-    run->pod_sets = rf_problem_alloc(r->p, (size_t)x->len * sizeof *run->pod_sets);
-    if (!run->pod_sets)
-        return s_fail(r, RF_ENOMEM, x, "out of memory");
+    S_READ_ITEMS(r, r->p, x, run->pod_sets, s_run_pod_set);
     run->n_pod_sets = (int32_t)x->len;
-    for (uint32_t j = 0; j < x->len; j++) {
-        int si = s_push_idx(r, j);
-        RF_CALL(s_run_pod_set(r, &x->u.items[j], &run->pod_sets[j]));
-        s_pop(r, si);
-    }
     s_pop(r, sv);
     return RF_OK;
 }
@@ -1004,15 +990,8 @@ static rf_status s_read_batch(s_rd_t *r, const rf_doc_t *root)
     if (!(x = s_get(root, "gangs")))
         return s_fail(r, RF_ESCHEMA, root, "is required");
     RF_CALL(s_array(r, x, r->lim->max_gangs, "max_gangs"));
-    r->p->gangs = rf_problem_alloc(r->p, (size_t)x->len * sizeof *r->p->gangs);
-    if (!r->p->gangs)
-        return s_fail(r, RF_ENOMEM, x, "out of memory");
+    S_READ_ITEMS(r, r->p, x, r->p->gangs, s_gang);
     r->p->n_gangs = (int32_t)x->len;
-    for (uint32_t g = 0; g < x->len; g++) {
-        int si = s_push_idx(r, g);
-        RF_CALL(s_gang(r, &x->u.items[g], &r->p->gangs[g]));
-        s_pop(r, si);
-    }
     s_pop(r, sv);
 
     if ((x = s_get(root, "running"))) {

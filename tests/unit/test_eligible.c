@@ -22,6 +22,8 @@
 #define NODE(name, extra) "{\"name\":\"" name "\",\"labels\":{\"kubernetes.io/hostname\":\"" name "\"" extra "}"
 #define PS(name, extra)   "{\"name\":\"" name "\",\"count\":1" extra "}"
 
+/* The literals below are built from macros; clang-format 14 reflows them differently on each pass. */
+// clang-format off
 static const char s_cluster[] = "{\"cluster\":{" LEVELS ",\"nodes\":[" NODE("plain", "}") "," NODE("gpu-a100", ",\"gpu"
                                                                                                                "\":"
                                                                                                                "\"a100"
@@ -158,6 +160,7 @@ static const char s_cluster[] = "{\"cluster\":{" LEVELS ",\"nodes\":[" NODE("pla
                                                                                                                      "]") "," PS("everything",
                                                                                                                                  ",\"tolerations\":[{\"operator\":\"Exists\"}]") "," PS("any-again",
                                                                                                                                                                                         "") "]}]}";
+// clang-format on
 
 enum { PLAIN, GPU, CORDONED, TAINTED, EVICTING, SOFT, UNLABELLED };
 

@@ -496,7 +496,7 @@ static void s_running_figures(s_ctx_t *c, int32_t i)
     const rf_running_t *run = &c->pb->running[i];
     s_opt_t *o = &c->run[i];
     bool has[S_N] = {false};
-    o->admitted = true;
+    o->admitted = false; /* kept, it counts in value and penalty, but running gangs are in no ordered prefix */
     for (int32_t p = 0; p < run->n_pod_sets; p++) {
         int64_t pods = 0;
         for (int32_t n = 0; n < c->N; n++) {

@@ -26,6 +26,12 @@ void rf__ilp_fini(rf__ilp_t *s)
     if (s->tree_owned)
         rf__tree_fini(&s->tree);
     free(s->free);
+    free(s->vfree);
+    free(s->vnode);
+    free(s->qcol);
+    free(s->qfix);
+    free(s->qkept);
+    free(s->kept_on_v);
     free(s->units);
     free(s->unit_nodes);
     free(s->node_unit);
@@ -113,6 +119,91 @@ static void s_residual(rf__ilp_t *s, const rf_answer_t *inc, s_run_own_t *own)
         s->node_unit[n] = -1;
 }
 
+/* The running gangs' decisions (docs/ilp.md, "Running gangs and
+ * preemption"): a column (qcol -2 here, made by the build) for each
+ * preemptable one below the highest priority that could preempt it, when
+ * the run decides them (the whole batch, or one gang isolated); otherwise
+ * the incumbent's decision, fixed (the neighbourhood search's regions keep
+ * them, so merged regions never disagree). Marks their nodes (vnode, units
+ * of their own) and bounds the room there (vfree). */
+static void s_running(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opts_t *opts, s_run_own_t *own)
+{
+    const rf_problem_t *pb = s->pb;
+    bool decide = opts->isolate >= 0 || (!opts->keep && !opts->node_allowed);
+    int64_t top = INT64_MIN; /* the highest priority of a gang that may place new pods */
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        if ((!s->keep[g] || s->kept_admitted[g]) && pb->gangs[g].priority > top)
+            top = pb->gangs[g].priority;
+    s->run_link = opts->isolate < 0;
+    s->run_const = 0;
+    memcpy(s->vfree, s->free, (size_t)s->N * (size_t)s->R * sizeof *s->vfree);
+    for (int32_t i = 0; i < pb->n_running; i++) {
+        const rf_running_t *run = &pb->running[i];
+        bool may = pb->options.preemption != RF_PREEMPT_NEVER && run->preemptible && run->priority < top;
+        s->qcol[i] = decide && may ? -2 : -1;
+        s->qfix[i] = opts->isolate < 0 && s->qcol[i] == -1 && inc->running[i].preempted;
+        if (s->run_link && !s->qfix[i])
+            s->run_const += run->penalty;
+        if (s->qcol[i] == -1 && !s->qfix[i])
+            continue;
+        for (int32_t j = 0; j < run->n_pod_sets; j++)
+            for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++) {
+                const rf_run_placement_t *pl = &run->pod_sets[j].placements[k];
+                s->vnode[pl->node] = 1;
+                own->bound_node[pl->node] = true; /* a unit of its own */
+                for (int32_t r = 0; r < s->R; r++) {
+                    int64_t *f = &s->vfree[(int64_t)pl->node * s->R + r];
+                    if (*f != RF_QTY_UNLIMITED)
+                        *f += (int64_t)pl->count * run->pod_sets[j].requests[r];
+                }
+            }
+    }
+}
+
+/* The kept gangs' new pods on vnodes (constants of the per-priority
+ * capacity rows), and which running gangs a kept gang already preempts
+ * (qkept: one of higher priority with new pods on its nodes). False on
+ * ENOMEM. */
+static bool s_kept_on_vnodes(rf__ilp_t *s, const rf_answer_t *inc)
+{
+    const rf_problem_t *pb = s->pb;
+    int64_t n = 0, cap = 0;
+    for (int32_t pass = 0; pass < 2; pass++) {
+        n = 0;
+        for (int32_t g = 0; g < pb->n_gangs; g++) {
+            if (!s->keep[g] || !s->kept_admitted[g])
+                continue;
+            for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++) {
+                const rf_pod_set_answer_t *pa = &inc->gangs[g].pod_sets[p];
+                for (int32_t i = 0; i < pa->n_placements; i++)
+                    if (s->vnode[pa->placements[i].node] && pa->placements[i].count > 0) {
+                        if (pass == 1)
+                            s->kept_on_v[n] = (rf__ilp_kept_t){pa->placements[i].node, g, p, pa->placements[i].count};
+                        n++;
+                    }
+            }
+        }
+        if (pass == 0) {
+            cap = n;
+            s->kept_on_v = malloc((size_t)(cap + 1) * sizeof *s->kept_on_v);
+            if (!s->kept_on_v)
+                return false;
+        }
+    }
+    s->n_kept_on_v = n;
+    for (int32_t i = 0; i < pb->n_running; i++) {
+        const rf_running_t *run = &pb->running[i];
+        for (int64_t k = 0; k < n && !s->qkept[i]; k++) {
+            if (pb->gangs[s->kept_on_v[k].gang].priority <= run->priority)
+                continue;
+            for (int32_t j = 0; j < run->n_pod_sets && !s->qkept[i]; j++)
+                for (int32_t m = 0; m < run->pod_sets[j].n_placements; m++)
+                    s->qkept[i] |= run->pod_sets[j].placements[m].node == s->kept_on_v[k].node;
+        }
+    }
+    return true;
+}
+
 /* s ready for the build: the tree, the kept gangs, the residual capacity,
  * the units. RF_OK with *skip when the run has nothing to do (an isolated
  * gang the program does not model). */
@@ -135,6 +226,11 @@ static rf_status s_setup(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t
     own->kept_adm = calloc(G1, sizeof *own->kept_adm);
     own->bound_node = calloc(N1, sizeof *own->bound_node);
     s->free = malloc(((size_t)s->N * (size_t)s->R + 1) * sizeof *s->free);
+    s->vfree = malloc(((size_t)s->N * (size_t)s->R + 1) * sizeof *s->vfree);
+    s->vnode = calloc(N1, sizeof *s->vnode);
+    s->qcol = malloc(((size_t)pb->n_running + 1) * sizeof *s->qcol);
+    s->qfix = calloc((size_t)pb->n_running + 1, sizeof *s->qfix);
+    s->qkept = calloc((size_t)pb->n_running + 1, sizeof *s->qkept);
     s->unit_nodes = malloc(N1 * sizeof *s->unit_nodes);
     s->node_unit = malloc(N1 * sizeof *s->node_unit);
     s->ps0 = malloc(G1 * sizeof *s->ps0);
@@ -142,8 +238,9 @@ static rf_status s_setup(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t
     s->acol = malloc(G1 * sizeof *s->acol);
     s->hs_start = calloc(G1, sizeof *s->hs_start);
     s->zs_start = calloc(G1, sizeof *s->zs_start);
-    if (!own->keep || !own->kept_adm || !own->bound_node || !s->free || !s->unit_nodes || !s->node_unit || !s->ps0 ||
-        !s->ycol || !s->acol || !s->hs_start || !s->zs_start)
+    if (!own->keep || !own->kept_adm || !own->bound_node || !s->free || !s->vfree || !s->vnode || !s->qcol ||
+        !s->qfix || !s->qkept || !s->unit_nodes || !s->node_unit || !s->ps0 || !s->ycol || !s->acol || !s->hs_start ||
+        !s->zs_start)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory in the integer program");
     s_keep(s, inc, opts, own);
     if (opts->isolate >= 0 && own->keep[opts->isolate]) {
@@ -156,6 +253,9 @@ static rf_status s_setup(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t
     if (!s->xs_start || !s->ps_dom_start || !s->sl_start)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory in the integer program");
     s_residual(s, inc, own);
+    s_running(s, inc, opts, own);
+    if (!s_kept_on_vnodes(s, inc))
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory in the integer program");
     if (rf__ilp_units(s, opts->aggregate, own->bound_node) != RF_OK)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory in the integer program");
     return RF_OK;
@@ -189,7 +289,7 @@ static void s_proofs(const rf__ilp_t *s, const rf__mip_result_t *res, const doub
         }
     }
     if (res->n_stages_done == n_stages)
-        stats->penalty_bound = fmax(0, res->bound[n_stages - 1]);
+        stats->penalty_bound = fmax(0, res->bound[n_stages - 1] + s->run_const);
 }
 
 /* Decode the solution, check it and keep it in *out when it is better than
@@ -213,10 +313,13 @@ static rf_status s_judge(const rf__ilp_t *s, const rf__mip_result_t *res, const 
     if (decoded && rf_answer_finish(ans) == RF_OK) {
         /* packing may need more hosts than the program counted: the bound
          * stays valid, but the optimum is proven only when they agree */
-        double free_pen = 0;
+        double free_pen = 0; /* the penalty stage's value: free gangs, less the preempted gangs' */
         for (int32_t g = 0; g < pb->n_gangs; g++)
             if (!s->keep[g] && ans->gangs[g].admitted)
                 free_pen += ans->gangs[g].penalty;
+        for (int32_t i = 0; s->run_link && i < pb->n_running; i++)
+            if (s->qcol[i] >= 0 && ans->running[i].preempted)
+                free_pen -= pb->running[i].penalty;
         if (res->n_stages_done == n_stages && fabs(free_pen - res->obj[n_stages - 1]) > 1e-6)
             stats->penalty_proven = false;
         rf_check_report_t rep;

@@ -32,8 +32,9 @@ typedef struct {
                                   * (the program over units is a relaxation), decoded or not */
     bool penalty_proven;         /* the penalty stage too, and the decoded answer reaches it */
     bool values_match_incumbent; /* the program's values are the incumbent's (so its bounds hold for it) */
-    double penalty_bound;        /* valid lower bound on the free gangs' penalty, for
-                                  * answers with the program's values (-1: none) */
+    double penalty_bound;        /* valid lower bound on the penalty of the free gangs and of the running
+                                  * gangs the run did not fix preempted (kept ones' constants included;
+                                  * isolated: the gang's own), for answers with the program's values (-1: none) */
     int32_t n_cols, n_rows;
     int64_t nnz, nodes;
     int32_t n_units;

@@ -35,6 +35,9 @@ bool rf__ilp_map_incumbent(const rf__ilp_t *s, const rf_answer_t *inc, double *x
 {
     const rf_problem_t *pb = s->pb;
     memset(x, 0, (size_t)s->mip.n_cols * sizeof *x);
+    for (int32_t i = 0; i < pb->n_running; i++)
+        if (s->qcol[i] >= 0)
+            x[s->qcol[i]] = inc->running[i].preempted;
     for (int32_t g = 0; g < pb->n_gangs; g++) {
         if (s->keep[g] || !inc->gangs[g].admitted)
             continue;
@@ -235,6 +238,7 @@ static bool s_place(const rf__ilp_t *s, int64_t *nfree, const s_demand_t *dm, s_
             for (int32_t i = a; i < b; i++) {
                 int32_t n = s->tree.node_order[i];
                 if ((pass == 0) != (gang_on[n] != 0) || (only_unit >= 0 && s->node_unit[n] != only_unit) ||
+                    (only_unit < 0 && s->vnode[n]) || /* a vnode's rows are exact: nothing spills there */
                     (s->node_allowed && !s->node_allowed[n]) || !rf_node_admits(s->pb, n, ps))
                     continue;
                 if (one && target >= 0 && n != target)
@@ -318,6 +322,10 @@ static bool s_write_answer(const rf__ilp_t *s, const double *x, const rf_answer_
         }
         ans->gangs[g].admitted = true;
     }
+    /* running gangs: the program's decision, or the fixed one */
+    for (int32_t i = 0; i < pb->n_running && ok; i++)
+        if (rf_answer_preempt(ans, i, s->qcol[i] >= 0 ? x[s->qcol[i]] >= 0.5 : s->qfix[i]) != RF_OK)
+            ok = false;
     return ok;
 }
 
@@ -390,10 +398,18 @@ bool rf__ilp_decode(const rf__ilp_t *s, const double *x, const rf_answer_t *inc,
             for (int32_t j = 0; j < gg->pod_sets[p].n_bound; j++)
                 gang_on[gg->pod_sets[p].bound[j].node] = 1;
         }
-        /* the unit's nodes first, then (spill) the rest of its domain */
+        /* a vnode (one node, per-priority rows) takes exactly its demand;
+         * else the unit's nodes first, then (spill) the rest of its domain */
         int64_t left = dm->count;
-        ok = s_place(s, nfree, dm, lists, ga, gb, gang_on, dm->unit, &left) &&
-             s_place(s, nfree, dm, lists, ga, gb, gang_on, -1, &left);
+        int32_t vn = s->unit_nodes[un->first];
+        if (s->vnode[vn]) {
+            s_take(s, nfree, vn, &gg->pod_sets[dm->ps], left);
+            ok = s_plist_add(&lists[dm->fp], vn, left);
+            left = 0;
+        } else {
+            ok = s_place(s, nfree, dm, lists, ga, gb, gang_on, dm->unit, &left) &&
+                 s_place(s, nfree, dm, lists, ga, gb, gang_on, -1, &left);
+        }
         if (!ok)
             *oom = true;
         else if (left > 0)

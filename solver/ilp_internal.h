@@ -11,7 +11,13 @@
  * Invariants: column lists are grouped per gang (hs, zs) or per flattened
  * pod set (xs, ps_dom, sl) in problem order, with [start[i], start[i+1])
  * the range of gang or pod set i (empty for kept gangs); every x column's
- * unit lies in the tree; `free` is the capacity left after the kept gangs. */
+ * unit lies in the tree; `free` is the capacity left after the kept gangs.
+ * Running gangs (docs/ilp.md, "Running gangs and preemption"): each has a
+ * column q (preempted) or a fixed decision; every node holding a pod of one
+ * that is or may be preempted (`vnode`) is a unit of its own, whose
+ * capacity is the per-priority rows instead of the plain one; `vfree` is
+ * `free` plus everything the running gangs there could free (a bound for
+ * the fit of a pod set, never a capacity). */
 #ifndef RACKFIT_SOLVER_ILP_INTERNAL_H
 #define RACKFIT_SOLVER_ILP_INTERNAL_H
 
@@ -35,6 +41,11 @@ typedef struct {
     int32_t col;
 } rf__ilp_uc_t;
 
+/* New pods of a kept gang on a node with running gangs that may be preempted. */
+typedef struct {
+    int32_t node, gang, ps, count;
+} rf__ilp_kept_t;
+
 typedef struct {
     const rf_problem_t *pb;
     rf__tree_t tree;
@@ -48,6 +59,15 @@ typedef struct {
     const bool *keep;            /* [n_gangs] gangs kept as in the incumbent */
     const bool *kept_admitted;   /* [n_gangs] their decision there */
     int64_t *free;               /* [N * R] residual after the kept gangs */
+    int64_t *vfree;              /* [N * R] free + what preemptable running gangs there use */
+    uint8_t *vnode;              /* [N] holds a running gang that is or may be preempted */
+    int32_t *qcol;               /* [n_running] column "preempted", -1: fixed (qfix) */
+    bool *qfix;                  /* [n_running] the fixed decision where qcol < 0 */
+    bool run_link;               /* preemptor rows and running terms in the objective (not isolating) */
+    double run_const;            /* penalty of the running gangs not fixed preempted (program's constant) */
+    bool *qkept;                 /* [n_running] a kept gang of higher priority has new pods on its nodes */
+    rf__ilp_kept_t *kept_on_v;   /* kept gangs' new pods on vnodes */
+    int64_t n_kept_on_v;
     rf__ilp_unit_t *units;
     int32_t n_units;
     int32_t *unit_nodes; /* [N] */
@@ -82,7 +102,8 @@ typedef struct {
 void rf__ilp_fini(rf__ilp_t *s);
 
 /* ilp_model.c */
-/* Pods of pod set ps that fit on node n in the residual capacity. */
+/* Pods of pod set ps that fit on node n in the residual capacity, with
+ * what preemptable running gangs there could free (an upper bound). */
 int32_t rf__ilp_fit_node(const rf__ilp_t *s, int32_t n, const rf_pod_set_t *ps);
 /* Merge nodes into units: same deepest-z-level domain, free vector and
  * eligibility for every free pod set; nodes with bound pods (bound_node)

@@ -44,7 +44,7 @@ static bool s_push(s_vec_t *v, int32_t unit, int32_t col)
 
 int32_t rf__ilp_fit_node(const rf__ilp_t *s, int32_t n, const rf_pod_set_t *ps)
 {
-    const int64_t *fr = &s->free[(int64_t)n * s->R];
+    const int64_t *fr = &s->vfree[(int64_t)n * s->R];
     int64_t best = INT32_MAX;
     for (int32_t r = 0; r < s->R; r++) {
         if (ps->requests[r] <= 0 || fr[r] == RF_QTY_UNLIMITED)
@@ -291,27 +291,33 @@ static void s_sum_row(rf__ilp_t *s, int32_t row, const rf__ilp_uc_t *xs, int64_t
     rf__mip_coef(&s->mip, row, col, cv);
 }
 
-/* The free gangs' priorities, highest first; false when they need more
- * stages than the program holds. */
+/* Priority pr into the list (once); false when the stages would not hold it. */
+static bool s_prio_add(s_build_t *b, int64_t pr)
+{
+    for (int32_t i = 0; i < b->n_prio; i++)
+        if (b->prios[i] == pr)
+            return true;
+    if (b->n_prio == (RF_MIP_MAX_STAGES - 1) / b->per)
+        return false;
+    b->prios[b->n_prio++] = pr;
+    return true;
+}
+
+/* The free gangs' priorities and those of running gangs that may be
+ * preempted (their value counts at their priority), highest first; false
+ * when they need more stages than the program holds. */
 static bool s_priorities(rf__ilp_t *s, s_build_t *b)
 {
     const rf_problem_t *pb = s->pb;
     b->ordered = pb->options.admission == RF_ADMIT_ORDERED && !s->isolating;
     b->per = b->ordered ? 3 : 2;
     b->n_prio = 0;
-    for (int32_t g = 0; g < pb->n_gangs; g++) {
-        if (s->keep[g])
-            continue;
-        int64_t pr = pb->gangs[g].priority;
-        int32_t i = 0;
-        while (i < b->n_prio && b->prios[i] != pr)
-            i++;
-        if (i == b->n_prio) {
-            if (b->n_prio == (RF_MIP_MAX_STAGES - 1) / b->per)
-                return false;
-            b->prios[b->n_prio++] = pr;
-        }
-    }
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        if (!s->keep[g] && !s_prio_add(b, pb->gangs[g].priority))
+            return false;
+    for (int32_t v = 0; v < pb->n_running && s->run_link; v++)
+        if (s->qcol[v] == -2 && !s_prio_add(b, pb->running[v].priority))
+            return false;
     for (int32_t i = 1; i < b->n_prio; i++) /* sort descending */
         for (int32_t j = i; j > 0 && b->prios[j] > b->prios[j - 1]; j--) {
             int64_t t = b->prios[j];
@@ -370,8 +376,9 @@ static int32_t s_x_column(rf__ilp_t *s, s_build_t *b, s_gang_t *gs, const rf_pod
     if (!s_stage_add(s, gs->k * b->per + b->per - 2, col, vr >= 0 ? (double)ps->requests[vr] : 0) ||
         !s_stage_add(s, gs->k * b->per + b->per - 1, col, 1))
         return -2;
-    /* capacity rows, created on first use */
-    for (int32_t r = 0; r < s->R; r++) {
+    /* capacity rows, created on first use (a vnode's are per priority:
+     * s_vnode_rows) */
+    for (int32_t r = 0; r < s->R && !s->vnode[rep]; r++) {
         if (ps->requests[r] <= 0)
             continue;
         int64_t fr = s->free[(int64_t)rep * s->R + r];
@@ -602,7 +609,7 @@ static void s_host_rows(rf__ilp_t *s, s_build_t *b, const s_gang_t *gs, int32_t 
             if (gg->n_pod_sets <= 1)
                 continue;
             for (int32_t r = 0; r < s->R && r < 64; r++) {
-                int64_t fr = s->free[(int64_t)rep * s->R + r];
+                int64_t fr = s->vfree[(int64_t)rep * s->R + r];
                 if (ps->requests[r] <= 0 || fr == RF_QTY_UNLIMITED)
                     continue;
                 if (rres[r] < 0) {
@@ -736,6 +743,302 @@ static void s_ordered(rf__ilp_t *s, const s_build_t *b)
     }
 }
 
+/* ---------------------------------------------------------------- running gangs */
+
+/* An x column on a vnode, with its gang and pod set. */
+typedef struct {
+    int32_t col, gang, ps;
+} s_vx_t;
+
+/* A placement of a running gang that is or may be preempted, on a vnode. */
+typedef struct {
+    int32_t run, ps, count;
+} s_vr_t;
+
+/* Per vnode: its x columns, the running placements and the kept gangs'
+ * new pods there ([start[n], start[n+1]) of each list, by node). */
+typedef struct {
+    int64_t *xs_at, *rs_at, *ks_at; /* [N + 1] */
+    s_vx_t *vx;
+    s_vr_t *vr;
+    int32_t *kept; /* indices into s->kept_on_v */
+    int64_t *prios;
+    int32_t *stamp; /* [N] */
+} s_vidx_t;
+
+static void s_vidx_fini(s_vidx_t *v)
+{
+    free(v->xs_at);
+    free(v->rs_at);
+    free(v->ks_at);
+    free(v->vx);
+    free(v->vr);
+    free(v->kept);
+    free(v->prios);
+    free(v->stamp);
+}
+
+/* Running placements to index: of gangs with a column or fixed preempted. */
+static bool s_vr_counts(const rf__ilp_t *s, int32_t i)
+{
+    return s->qcol[i] >= 0 || s->qfix[i];
+}
+
+/* The index of every vnode's columns and placements (counting sort by node). */
+static bool s_vidx(const rf__ilp_t *s, const s_build_t *b, s_vidx_t *v)
+{
+    const rf_problem_t *pb = s->pb;
+    const size_t N1 = (size_t)s->N + 1;
+    v->xs_at = calloc(N1 + 1, sizeof *v->xs_at);
+    v->rs_at = calloc(N1 + 1, sizeof *v->rs_at);
+    v->ks_at = calloc(N1 + 1, sizeof *v->ks_at);
+    v->prios = malloc(((size_t)pb->n_gangs + 1) * sizeof *v->prios);
+    v->stamp = calloc(N1, sizeof *v->stamp);
+    if (!v->xs_at || !v->rs_at || !v->ks_at || !v->prios || !v->stamp)
+        return false;
+    for (int32_t pass = 0; pass < 2; pass++) {
+        for (int32_t g = 0; g < pb->n_gangs; g++)
+            for (int32_t p = 0; !s->keep[g] && p < pb->gangs[g].n_pod_sets; p++) {
+                int32_t fp = s->ps0[g] + p;
+                for (int64_t i = s->xs_start[fp]; i < s->xs_start[fp + 1]; i++) {
+                    int32_t n = s->unit_nodes[s->units[b->xs.v[i].unit].first];
+                    if (!s->vnode[n])
+                        continue;
+                    if (pass == 0)
+                        v->xs_at[n + 1]++;
+                    else
+                        v->vx[v->xs_at[n]++] = (s_vx_t){b->xs.v[i].col, g, p};
+                }
+            }
+        for (int32_t i = 0; i < pb->n_running; i++)
+            for (int32_t j = 0; s_vr_counts(s, i) && j < pb->running[i].n_pod_sets; j++)
+                for (int32_t k = 0; k < pb->running[i].pod_sets[j].n_placements; k++) {
+                    const rf_run_placement_t *pl = &pb->running[i].pod_sets[j].placements[k];
+                    if (pass == 0)
+                        v->rs_at[pl->node + 1]++;
+                    else
+                        v->vr[v->rs_at[pl->node]++] = (s_vr_t){i, j, pl->count};
+                }
+        for (int64_t k = 0; k < s->n_kept_on_v; k++) {
+            int32_t n = s->kept_on_v[k].node;
+            if (pass == 0)
+                v->ks_at[n + 1]++;
+            else
+                v->kept[v->ks_at[n]++] = (int32_t)k;
+        }
+        if (pass == 0) {
+            for (int32_t n = 0; n < s->N; n++) {
+                v->xs_at[n + 1] += v->xs_at[n];
+                v->rs_at[n + 1] += v->rs_at[n];
+                v->ks_at[n + 1] += v->ks_at[n];
+            }
+            v->vx = malloc(((size_t)v->xs_at[s->N] + 1) * sizeof *v->vx);
+            v->vr = malloc(((size_t)v->rs_at[s->N] + 1) * sizeof *v->vr);
+            v->kept = malloc(((size_t)v->ks_at[s->N] + 1) * sizeof *v->kept);
+            if (!v->vx || !v->vr || !v->kept)
+                return false;
+        }
+    }
+    /* the second pass left each start at the next node's: shift back */
+    for (int32_t n = s->N; n > 0; n--) {
+        v->xs_at[n] = v->xs_at[n - 1];
+        v->rs_at[n] = v->rs_at[n - 1];
+        v->ks_at[n] = v->ks_at[n - 1];
+    }
+    v->xs_at[0] = v->rs_at[0] = v->ks_at[0] = 0;
+    return true;
+}
+
+/* A column q per running gang that may be preempted; kept, it is worth its
+ * value at its priority and its penalty, so q carries them negated. */
+static bool s_running_cols(rf__ilp_t *s, const s_build_t *b)
+{
+    const rf_problem_t *pb = s->pb;
+    for (int32_t i = 0; i < pb->n_running; i++) {
+        if (s->qcol[i] != -2)
+            continue;
+        const rf_running_t *run = &pb->running[i];
+        int32_t col = rf__mip_col(&s->mip, 0, 1, true);
+        if (col < 0)
+            return false;
+        rf__mip_prio(&s->mip, col, 3); /* decided with admission */
+        s->qcol[i] = col;
+        if (!s->run_link)
+            continue; /* isolated: a relaxation, no objective of its own */
+        int32_t k = 0;
+        while (b->prios[k] != run->priority)
+            k++;
+        if (!s_stage_add(s, k * b->per + b->per - 2, col, -(double)run->units) ||
+            !s_stage_add(s, k * b->per + b->per - 1, col, -(double)run->pods) ||
+            !s_stage_add(s, s->n_stages - 1, col, -run->penalty))
+            return false;
+    }
+    return true;
+}
+
+/* The distinct priorities of new pods on vnode n (free gangs' columns and
+ * kept gangs' pods), into v->prios; their number. */
+static void s_prio_once(int64_t *prios, int32_t *np, int32_t cap, int64_t pr)
+{
+    for (int32_t j = 0; j < *np; j++)
+        if (prios[j] == pr)
+            return;
+    if (*np < cap)
+        prios[(*np)++] = pr;
+}
+
+static int32_t s_vnode_prios(const rf__ilp_t *s, const s_vidx_t *v, int32_t n)
+{
+    const rf_problem_t *pb = s->pb;
+    int32_t np = 0;
+    for (int64_t i = v->xs_at[n]; i < v->xs_at[n + 1]; i++)
+        s_prio_once(v->prios, &np, pb->n_gangs, pb->gangs[v->vx[i].gang].priority);
+    for (int64_t i = v->ks_at[n]; i < v->ks_at[n + 1]; i++)
+        s_prio_once(v->prios, &np, pb->n_gangs, pb->gangs[s->kept_on_v[v->kept[i]].gang].priority);
+    return np;
+}
+
+/* "New pods of priority <= p on vnode n" (delta, binary): each such x <=
+ * ub(x) * delta. Made on first use, for an overcommitted resource. */
+static int32_t s_vnode_delta(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t p)
+{
+    const rf_problem_t *pb = s->pb;
+    int32_t d = rf__mip_col(&s->mip, 0, 1, true);
+    for (int64_t i = v->xs_at[n]; d >= 0 && i < v->xs_at[n + 1]; i++) {
+        if (pb->gangs[v->vx[i].gang].priority > p)
+            continue;
+        int32_t row = rf__mip_row(&s->mip, -RF_MIP_INF, 0);
+        rf__mip_coef(&s->mip, row, v->vx[i].col, 1);
+        rf__mip_coef(&s->mip, row, d, -s->mip.ub[v->vx[i].col]);
+    }
+    return d;
+}
+
+/* The row of vnode n, priority p, resource r (s_vnode_rows); *delta is
+ * that (n, p)'s indicator, -1 until made. */
+static void s_vnode_row(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t p, int32_t r, int32_t *delta)
+{
+    const rf_problem_t *pb = s->pb;
+    const rf_node_t *node = &pb->nodes[n];
+    int64_t base = node->allocatable[r] - node->used[r], kept = 0;
+    bool any = false;
+    for (int64_t i = v->rs_at[n]; i < v->rs_at[n + 1]; i++)
+        if (s->qcol[v->vr[i].run] < 0 && pb->running[v->vr[i].run].priority < p)
+            base += (int64_t)v->vr[i].count * pb->running[v->vr[i].run].pod_sets[v->vr[i].ps].requests[r];
+    for (int64_t i = v->ks_at[n]; i < v->ks_at[n + 1]; i++) {
+        const rf__ilp_kept_t *kp = &s->kept_on_v[v->kept[i]];
+        if (pb->gangs[kp->gang].priority <= p)
+            kept += (int64_t)kp->count * pb->gangs[kp->gang].pod_sets[kp->ps].requests[r];
+    }
+    for (int64_t i = v->xs_at[n]; i < v->xs_at[n + 1] && !any; i++)
+        any = pb->gangs[v->vx[i].gang].priority <= p && pb->gangs[v->vx[i].gang].pod_sets[v->vx[i].ps].requests[r] > 0;
+    if (!any && kept == 0)
+        return;
+    /* overcommitted with no kept pods: the row binds only with new pods */
+    bool gated = base < 0 && kept == 0;
+    if (gated && *delta < 0)
+        *delta = s_vnode_delta(s, v, n, p);
+    int32_t row = rf__mip_row(&s->mip, -RF_MIP_INF, gated ? 0 : (double)(base - kept));
+    if (gated)
+        rf__mip_coef(&s->mip, row, *delta, (double)-base);
+    for (int64_t i = v->xs_at[n]; i < v->xs_at[n + 1]; i++) {
+        const rf_gang_t *gg = &pb->gangs[v->vx[i].gang];
+        if (gg->priority <= p && gg->pod_sets[v->vx[i].ps].requests[r] > 0)
+            rf__mip_coef(&s->mip, row, v->vx[i].col, (double)gg->pod_sets[v->vx[i].ps].requests[r]);
+    }
+    /* a gang's pod sets on one node are consecutive (the index is stable):
+     * one coefficient for their sum */
+    for (int64_t i = v->rs_at[n]; i < v->rs_at[n + 1];) {
+        int32_t ri = v->vr[i].run;
+        const rf_running_t *run = &pb->running[ri];
+        int64_t f = 0;
+        for (; i < v->rs_at[n + 1] && v->vr[i].run == ri; i++)
+            f += (int64_t)v->vr[i].count * run->pod_sets[v->vr[i].ps].requests[r];
+        if (s->qcol[ri] >= 0 && run->priority < p && f > 0)
+            rf__mip_coef(&s->mip, row, s->qcol[ri], -(double)f);
+    }
+}
+
+/* Capacity on vnode n, per priority (PLACEMENT-MODEL.md: for every
+ * priority p of new pods there, those of priority <= p fit in
+ * max(0, allocatable - used + freed(< p))): for each such p and resource,
+ *   sum_{free g, prio <= p} req * x  -  sum_{q of prio < p} F * q
+ *     <= allocatable - used + F(fixed preempted, prio < p) - K(<= p)
+ * with F what a running gang uses there and K the kept gangs' new pods.
+ * Where the right side without q is negative (used above allocatable) and
+ * no kept pods are there, max(0, ...) is made exact by an indicator delta
+ * of new pods: sum req * x - sum F * q + |base| * delta <= 0. */
+static void s_vnode_rows(rf__ilp_t *s, const s_vidx_t *v, int32_t n)
+{
+    const rf_node_t *node = &s->pb->nodes[n];
+    int32_t np = s_vnode_prios(s, v, n);
+    for (int32_t a = 0; a < np; a++) {
+        int32_t delta = -1;
+        for (int32_t r = 0; r < s->R; r++)
+            if (node->allocatable[r] != RF_QTY_UNLIMITED)
+                s_vnode_row(s, v, n, v->prios[a], r, &delta);
+    }
+}
+
+/* Preemptors: a running gang is preempted only when an admitted gang of
+ * higher priority puts a new pod on one of its nodes,
+ *   q_v <= sum of x of free gangs of higher priority on v's nodes
+ * (x is integer: one pod makes it 1), unless a kept gang already does
+ * (qkept); with no such column q_v = 0. A gang fixed preempted needs the
+ * sum >= 1 instead. */
+static void s_link_rows(rf__ilp_t *s, s_vidx_t *v)
+{
+    const rf_problem_t *pb = s->pb;
+    for (int32_t i = 0; i < pb->n_running; i++) {
+        if (!s_vr_counts(s, i) || s->qkept[i])
+            continue;
+        const rf_running_t *run = &pb->running[i];
+        int32_t row = -1, terms = 0;
+        for (int32_t j = 0; j < run->n_pod_sets; j++)
+            for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++) {
+                int32_t n = run->pod_sets[j].placements[k].node;
+                if (v->stamp[n] == i + 1)
+                    continue; /* a node of two of its pod sets: once */
+                v->stamp[n] = i + 1;
+                for (int64_t a = v->xs_at[n]; a < v->xs_at[n + 1]; a++) {
+                    if (pb->gangs[v->vx[a].gang].priority <= run->priority)
+                        continue;
+                    if (row < 0)
+                        row = s->qcol[i] >= 0 ? rf__mip_row(&s->mip, -RF_MIP_INF, 0)
+                                              : rf__mip_row(&s->mip, 1, RF_MIP_INF);
+                    rf__mip_coef(&s->mip, row, v->vx[a].col, s->qcol[i] >= 0 ? -1 : 1);
+                    terms++;
+                }
+            }
+        if (s->qcol[i] >= 0) {
+            if (terms == 0)
+                s->mip.ub[s->qcol[i]] = 0; /* nobody could preempt it */
+            else
+                rf__mip_coef(&s->mip, row, s->qcol[i], 1);
+        }
+    }
+}
+
+/* Every row and column of the running gangs. False on ENOMEM. */
+static bool s_running_rows(rf__ilp_t *s, const s_build_t *b)
+{
+    bool any = false;
+    for (int32_t i = 0; i < s->pb->n_running; i++)
+        any |= s->qcol[i] == -2 || s->qfix[i];
+    if (!any)
+        return true;
+    s_vidx_t v;
+    memset(&v, 0, sizeof v);
+    bool ok = s_running_cols(s, b) && s_vidx(s, b, &v);
+    for (int32_t n = 0; ok && n < s->N; n++)
+        if (s->vnode[n])
+            s_vnode_rows(s, &v, n);
+    if (ok && s->run_link)
+        s_link_rows(s, &v);
+    s_vidx_fini(&v);
+    return ok;
+}
+
 rf_status rf__ilp_build(rf__ilp_t *s)
 {
     const rf_problem_t *pb = s->pb;
@@ -767,6 +1070,8 @@ rf_status rf__ilp_build(rf__ilp_t *s)
         else if (!s_gang(s, &b, g))
             goto done;
     }
+    if (!s_running_rows(s, &b))
+        goto done;
     if (b.ordered)
         s_ordered(s, &b);
     rc = s->mip.failed ? RF_ENOMEM : RF_OK;

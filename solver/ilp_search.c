@@ -122,7 +122,7 @@ rf_status rf__ilp_whole(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t
         bool matches = own || (!runs[i].answer && st->solved && st->values_match_incumbent && from_ans && same_values);
         if (!st->solved || !matches || st->penalty_bound < 0)
             continue;
-        *bound = fmax(*bound, st->penalty_bound + rf_answer_kept_penalty(ans)); /* kept running gangs: constants */
+        *bound = fmax(*bound, st->penalty_bound); /* running gangs included (the run decides them all) */
         *values_proven |= st->values_proven;
     }
     for (int32_t i = 0; i < n_runs; i++)

@@ -147,9 +147,9 @@ rf_status rf__ilp_run(const rf_solve_ctx_t *ctx, const rf_answer_t *first, const
     if (!gang_lb)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     rf_status rc = s_greedy_best(ctx, &ck, first, first_lb, first_ms, ans, &other, gang_lb, err);
-    /* proven optimal, no time for more, or preemptions the program does not
-     * model (its capacity would not see what they free, nor its bounds) */
-    if (rc != RF_OK || ans->summary.optimal || !rf__ilp_time_for(&ck, ck.greedy_ms) || ans->summary.preempted > 0)
+    /* proven optimal, or no time for more (running gangs and preemption are
+     * in the program: docs/ilp.md, "Running gangs and preemption") */
+    if (rc != RF_OK || ans->summary.optimal || !rf__ilp_time_for(&ck, ck.greedy_ms))
         goto done;
     int32_t threads = rf_solve_ctx_threads(ctx);
     int64_t exact_cols = 0, tight_rows = 0;

@@ -3,8 +3,8 @@
  *
  * One greedy pass (value order, polished, with each gang's own bound); its
  * answer is returned as it is when the bound shows no room (every gang got
- * every pod, so the value cannot rise, and the penalty is within 1 % of its
- * bound; a proven optimum included) or when the time left would not fit
+ * every pod with no preemption, so the value cannot rise, and the penalty is
+ * within 1 % of its bound; a proven optimum included) or when the time left would not fit
  * another pass and a program. Otherwise the search of "ilp" runs from that
  * very pass (rf__ilp_run with it as the first pass): the greedy is never
  * run twice. */
@@ -20,10 +20,13 @@
 #define S_AUTO_GAP 0.01
 
 /* Is the answer's value provably the most there is (every gang got every
- * pod) and its penalty within S_AUTO_GAP of its own bound? Then there is no
- * room worth a program. */
+ * pod, and no running gang preempted: the greedy's victims may cost more
+ * than the program's) and its penalty within S_AUTO_GAP of its own bound?
+ * Then there is no room worth a program. */
 static bool s_no_room(const rf_problem_t *pb, const rf_answer_t *ans)
 {
+    if (ans->summary.preempted > 0)
+        return false;
     for (int32_t g = 0; g < pb->n_gangs; g++) {
         if (!ans->gangs[g].admitted)
             return false;

@@ -433,7 +433,10 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
             io.tol_obj = fmax(io.tol_obj, fmin(0.5, 0.9 * grain / scale)); /* GLPK wants it below 1 */
         io.gmi_cuts = GLP_ON;
         io.mir_cuts = GLP_ON;
-        io.fp_heur = GLP_ON;
+        /* the feasibility pump only looks for a first solution, and it does
+         * not watch tm_lim (on the 1,024-node preemption batch it overran a
+         * 100 ms limit by 300 ms at the root): off when one is known */
+        io.fp_heur = have_x ? GLP_OFF : GLP_ON;
         s_cb_t cb = {.mip = mip, .x1 = NULL, .budget = opts->node_budget, .stop = opts->stop};
         for (int32_t j = 0; j < n && !cb.use_prio; j++)
             cb.use_prio = mip->prio[j] > 0;

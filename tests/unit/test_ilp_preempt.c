@@ -22,6 +22,7 @@
 #include "../support/leak.h"
 #include "../support/randprob.h"
 #include "../support/testutil.h"
+#include "file.h"
 #include "rackfit/rackfit.h"
 
 #define RUN(name, prio, extra, pl)                                                                                     \
@@ -268,5 +269,90 @@ Test(ilp_preempt, optimal_on_random_problems_with_running_gangs, .timeout = 600)
     cr_assert_gt(preempting, 10, "the problems should make the program preempt");
     cr_assert_gt(never, 0);
     cr_assert_gt(ordered, 0);
+    rf_test_no_leaks();
+}
+
+/* models/gpu-1024.json with its nodes' usage declared as running gangs: the
+ * pods there (2 GPUs, 24 CPUs, 192Gi each, as `used` says) grouped two
+ * nodes to a gang, priority -1 (below every pending gang) or 50 every third,
+ * every fifth not preemptible. Returns malloc'ed JSON text. */
+static char *s_model_with_running(void)
+{
+    rf_problem_t *pb = NULL;
+    rf_error_t err;
+    const char *file = RF_SOURCE_DIR "/models/gpu-1024.json";
+    cr_assert_eq(rf_problem_from_json_file(file, NULL, &pb, &err), RF_OK, "%s: %s", file, err.message);
+    char *text = NULL;
+    size_t len = 0;
+    cr_assert_eq(rf__read_file(file, 1 << 24, &text, &len, &err), RF_OK, "%s", err.message);
+    size_t cap = len + 256 * (size_t)pb->n_nodes + 64;
+    char *json = malloc(cap);
+    cr_assert_not_null(json);
+    size_t end = len;
+    while (end > 0 && text[end - 1] != '}')
+        end--; /* the problem's closing brace */
+    memcpy(json, text, end - 1);
+    size_t n = end - 1;
+    n += (size_t)snprintf(json + n, cap - n, ",\"running\":[");
+    int32_t k = 0, open = -1;
+    for (int32_t i = 0; i < pb->n_nodes; i++) {
+        int64_t pods = pb->nodes[i].used[0]; /* resources[0] is "pods"; as many as `used` holds */
+        for (int32_t r = 1; r < pb->n_resources; r++) {
+            int64_t per = strcmp(pb->resources[r], "nvidia.com/gpu") == 0 ? 2
+                          : strcmp(pb->resources[r], "cpu") == 0          ? 24000
+                          : strcmp(pb->resources[r], "memory") == 0       ? 192LL << 30
+                                                                          : 0;
+            if (per > 0 && pb->nodes[i].used[r] / per < pods)
+                pods = pb->nodes[i].used[r] / per;
+        }
+        if (pods <= 0)
+            continue;
+        if (open < 0) {
+            n += (size_t)snprintf(json + n, cap - n,
+                                  "%s{\"name\":\"run-%d\",\"priority\":%d%s,\"pod_sets\":[{\"name\":\"w\","
+                                  "\"requests\":{\"nvidia.com/gpu\":2,\"cpu\":\"24\",\"memory\":\"192Gi\"},"
+                                  "\"placements\":[",
+                                  k ? "," : "", k, k % 3 == 0 ? 50 : -1, k % 5 == 4 ? ",\"preemptible\":false" : "");
+            open = 0;
+        }
+        n += (size_t)snprintf(json + n, cap - n, "%s{\"node\":\"%s\",\"count\":%lld}", open ? "," : "",
+                              pb->nodes[i].name, (long long)pods);
+        if (++open == 2) {
+            n += (size_t)snprintf(json + n, cap - n, "]}]}");
+            open = -1;
+            k++;
+        }
+    }
+    if (open >= 0)
+        n += (size_t)snprintf(json + n, cap - n, "]}]}");
+    snprintf(json + n, cap - n, "]}");
+    free(text);
+    rf_problem_destroy(&pb);
+    return json;
+}
+
+/* A batch too large for one program goes through the neighbourhood search,
+ * which keeps the incumbent's victims fixed: on the 1,024-node model with
+ * its usage as running gangs, the answer is feasible and never worse than
+ * the greedy's (which preempts there). */
+Test(ilp_preempt, neighbourhood_search_keeps_victims_feasible, .timeout = 300)
+{
+    char *json = s_model_with_running();
+    rf_problem_t *pb = rf_test_parse(json);
+    cr_assert_gt(pb->n_running, 100);
+    rf_answer_t *g = rf_test_solve(pb, RF_MODE_GREEDY, 1, 60000);
+    rf_test_assert_feasible(pb, g, "greedy");
+    cr_assert_gt(g->summary.preempted, 0, "the greedy should preempt here");
+    rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 2, 3000);
+    rf_test_assert_feasible(pb, a, "ilp");
+    cr_expect_leq(rf_answer_compare(a, g), 0, "ilp worse than greedy");
+    cr_expect_leq(a->summary.penalty_bound, a->summary.penalty + 1e-9, "bound above the penalty");
+    cr_log_info("gpu-1024 with %d running gangs: greedy preempts %d, penalty %.1f; ilp preempts %d, penalty %.1f",
+                (int)pb->n_running, (int)g->summary.preempted, g->summary.penalty, (int)a->summary.preempted,
+                a->summary.penalty);
+    rf_answer_destroy(&g);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    free(json);
     rf_test_no_leaks();
 }

@@ -119,17 +119,26 @@ static void s_residual(rf__ilp_t *s, const rf_answer_t *inc, s_run_own_t *own)
         s->node_unit[n] = -1;
 }
 
+bool rf__ilp_running_inside(const rf_running_t *run, const uint8_t *allowed)
+{
+    for (int32_t j = 0; j < run->n_pod_sets; j++)
+        for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++)
+            if (!allowed[run->pod_sets[j].placements[k].node])
+                return false;
+    return true;
+}
+
 /* The running gangs' decisions (docs/ilp.md, "Running gangs and
  * preemption"): a column (qcol -2 here, made by the build) for each
  * preemptable one below the highest priority that could preempt it, when
- * the run decides them (the whole batch, or one gang isolated); otherwise
- * the incumbent's decision, fixed (the neighbourhood search's regions keep
- * them, so merged regions never disagree). Marks their nodes (vnode, units
- * of their own) and bounds the room there (vfree). */
+ * the run decides it (the whole batch, one gang isolated, or a region that
+ * holds every pod of it: regions are disjoint, so no two runs decide one
+ * gang); otherwise the incumbent's decision, fixed. Marks their nodes
+ * (vnode, units of their own) and bounds the room there (vfree). */
 static void s_running(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opts_t *opts, s_run_own_t *own)
 {
     const rf_problem_t *pb = s->pb;
-    bool decide = opts->isolate >= 0 || (!opts->keep && !opts->node_allowed);
+    bool decide_all = opts->isolate >= 0 || !opts->node_allowed;
     int64_t top = INT64_MIN; /* the highest priority of a gang that may place new pods */
     for (int32_t g = 0; g < pb->n_gangs; g++)
         if ((!s->keep[g] || s->kept_admitted[g]) && pb->gangs[g].priority > top)
@@ -140,6 +149,7 @@ static void s_running(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opts_t
     for (int32_t i = 0; i < pb->n_running; i++) {
         const rf_running_t *run = &pb->running[i];
         bool may = pb->options.preemption != RF_PREEMPT_NEVER && run->preemptible && run->priority < top;
+        bool decide = decide_all || rf__ilp_running_inside(run, opts->node_allowed);
         s->qcol[i] = decide && may ? -2 : -1;
         s->qfix[i] = opts->isolate < 0 && s->qcol[i] == -1 && inc->running[i].preempted;
         if (s->run_link && !s->qfix[i])

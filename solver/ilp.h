@@ -43,6 +43,10 @@ typedef struct {
     bool decode_failed; /* units could not be packed onto nodes */
 } rf__ilp_stats_t;
 
+/* Does `allowed` ([n_nodes], as rf__ilp_opts_t.node_allowed) hold every pod
+ * of the running gang? Then a run restricted to it decides the gang. */
+bool rf__ilp_running_inside(const rf_running_t *run, const uint8_t *allowed);
+
 /* Improve `incumbent` (finished, feasible). On success with a better answer,
  * *out is a new finished answer (caller destroys it) and stats->improved is
  * set; otherwise *out is NULL. Errors other than ENOMEM are reported in

@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "ilp_search.h"
 #include "mip.h"
+#include "preempt.h"
 #include "rackfit/check.h"
 #include "rackfit/machine.h"
 #include "tree.h"
@@ -292,6 +293,15 @@ static rf_status s_lns_merge(s_lns_t *l, rf_answer_t *best, int32_t batch, bool 
                 continue; /* still rejected: keep the first reason */
             rc = s_copy_gang(l->merged, l->runs[k].answer, g);
         }
+    /* running gangs: a run decides those wholly inside its region (and
+     * only it); a victim whose preemptor went with another run's copy of a
+     * gang is kept again (always feasible: nothing above it is there) */
+    for (int32_t k = 0; k < batch && rc == RF_OK; k++)
+        for (int32_t i = 0; i < l->pb->n_running && l->runs[k].answer && rc == RF_OK; i++)
+            if (rf__ilp_running_inside(&l->pb->running[i], &l->masks[(size_t)k * l->N]))
+                rc = rf_answer_preempt(l->merged, i, l->runs[k].answer->running[i].preempted);
+    if (rc == RF_OK)
+        rc = rf__preempt_settle(l->merged);
     if (rc == RF_OK)
         rc = rf_answer_finish(l->merged);
     if (rc == RF_OK) {

@@ -19,10 +19,20 @@
  * meant for small problems (tests/integration/glpsol.sh), not for the
  * service, which solves the stages one after the other (docs/ilp.md).
  *
+ * Running gangs (PLACEMENT-MODEL.md, "Running gangs and preemption";
+ * docs/ilp.md rows 8 and 9): q[v] = 1 preempts running gang v whole. Node
+ * capacity is per priority: the new pods of priority <= k fit in
+ * max(0, allocatable - used + what preempted gangs below k use there), the
+ * max made exact by an indicator dl of new pods; a victim needs a new pod
+ * of a higher gang on one of its nodes; kept running gangs count in the
+ * value at their priority and in the penalty. With no running gangs in the
+ * data (nV = 0) this is the plain capacity row.
+ *
  * After the solve it prints, for the test to read:
  *   RF value PRIORITY UNITS PODS     one line per distinct priority
- *   RF penalty P                     the total penalty of admitted gangs
+ *   RF penalty P                     the total penalty of admitted and kept running gangs
  *   RF gang NAME 0|1                 admitted or not, per gang
+ *   RF running NAME 0|1              preempted or not, per running gang
  * recomputing the domains from the placements (not from the z variables). */
 
 /* ---- data ---------------------------------------------------------------- */
@@ -62,13 +72,24 @@ param req{P, R} >= 0;           # requests of one pod (pods = 1)
 param free{N, R} >= -1;         # free capacity, -1: unlimited
 param elig{P, N} binary;        # the node may take new pods of the pod set
 param bnd{P, N} integer >= 0, default 0;  # bound pods
+param raw{n in N, r in R}, default free[n, r];  # allocatable - used, not clamped (with running gangs)
+
+param nV integer >= 0, default 0;  # running gangs
+set V := 1..nV;
+param vname{V} symbolic;
+param vprio{V} integer;
+param vpre{V} binary;           # may be preempted (preemptible, preemption lower_priority)
+param vunits{V} >= 0;           # its value while kept: units, pods
+param vpods{V} >= 0;
+param vpen{V} >= 0;             # its penalty while kept
+param vuse{V, N, R} >= 0, default 0;  # what its pods use on a node (pods: one each)
 
 /* ---- derived ------------------------------------------------------------- */
 
 param B{p in P} := sum{n in N} bnd[p, n];        # bound pods of a pod set
 set PR := {p in P: preq[p] > 0};                 # pod sets with a required level
 set PS := {p in P: sz[p] > 0};                   # sliced pod sets
-set PRI := setof{g in G} prio[g];                # distinct priorities
+set PRI := setof{g in G} prio[g] union setof{v in V} vprio[v];  # distinct priorities
 
 /* consecutive gangs of one priority, in problem order (ordered admission) */
 set FIFO := {g in G, h in G: h > g and prio[h] = prio[g]
@@ -81,13 +102,15 @@ set FIFO := {g in G, h in G: h > g and prio[h] = prio[g]
  * T[k] is one more than the largest stage score. A stage's weight M[k] is
  * the product of the T of every lower priority, times one more than the
  * largest penalty, so that a higher stage outweighs all below it. */
-param Wp{k in PRI} := 1 + sum{p in P: prio[gang[p]] = k} cnt[p];
-param Smax{k in PRI} := sum{p in P: prio[gang[p]] = k} (Wp[k] * val[p] + 1) * cnt[p];
+param Wp{k in PRI} := 1 + sum{p in P: prio[gang[p]] = k} cnt[p] + sum{v in V: vprio[v] = k} vpods[v];
+param Smax{k in PRI} := sum{p in P: prio[gang[p]] = k} (Wp[k] * val[p] + 1) * cnt[p]
+                      + sum{v in V: vprio[v] = k} (Wp[k] * vunits[v] + vpods[v]);
 param T{k in PRI} := if ordered = 1
                      then (Smax[k] + 1) * (card({g in G: prio[g] = k}) + 1)
                      else Smax[k] + 1;
 param Pmax := sum{g in G} bw[g] * sum{l in L} cost[l]
-              * max(0, min(nD[l], sum{p in P: gang[p] = g} cnt[p]) - 1);
+              * max(0, min(nD[l], sum{p in P: gang[p] = g} cnt[p]) - 1)
+              + sum{v in V} vpen[v];
 param M{k in PRI} := (floor(Pmax) + 1) * prod{j in PRI: j < k} T[j];
 
 /* ---- variables ----------------------------------------------------------- */
@@ -97,6 +120,8 @@ var x{p in P, n in N} integer >= 0, <= cnt[p] * elig[p, n];  # new pods on a nod
 var z{g in G, l in L, d in D[l]} binary;                  # gang has pods in domain
 var zp{p in PR, d in D[preq[p]]} binary;                  # pod set's required domain
 var w{p in PS, d in D[slv[p]]} integer >= 0;              # slices in a domain
+var q{V} binary;                                          # running gang preempted
+var dl{N, PRI} binary;                                    # new pods of priority <= k on a node
 
 /* ---- constraints (numbered as in docs/ilp.md) ---------------------------- */
 
@@ -106,9 +131,23 @@ var w{p in PS, d in D[slv[p]]} integer >= 0;              # slices in a domain
 s.t. atLeast{p in P}: B[p] * y[gang[p]] + sum{n in N} x[p, n] >= mn[p] * y[gang[p]];
 s.t. atMost{p in P}:  B[p] * y[gang[p]] + sum{n in N} x[p, n] <= cnt[p] * y[gang[p]];
 
-/* 2. capacity (bound pods are already in `used`) */
-s.t. capacity{n in N, r in R: free[n, r] >= 0}:
-    sum{p in P} req[p, r] * x[p, n] <= free[n, r];
+/* 2 and 8. capacity per priority (bound pods and running gangs are in
+ * `used`): the new pods of priority <= k against allocatable - used plus
+ * what preempted gangs of priority below k free there; where used exceeds
+ * allocatable the row binds only with new pods (dl), as max(0, ...) says */
+s.t. capacity{n in N, r in R, k in PRI: free[n, r] >= 0}:
+    sum{p in P: prio[gang[p]] <= k} req[p, r] * x[p, n]
+    <= raw[n, r] + sum{v in V: vprio[v] < k} vuse[v, n, r] * q[v]
+       + (if raw[n, r] < 0 then -raw[n, r] else 0) * (1 - dl[n, k]);
+s.t. newPods{p in P, n in N, k in PRI: prio[gang[p]] <= k and elig[p, n] = 1
+             and card({r in R: free[n, r] >= 0 and raw[n, r] < 0}) > 0}:
+    x[p, n] <= cnt[p] * dl[n, k];
+
+/* 9. preemptors: only a preemptible gang, and only for a new pod of a gang
+ * of higher priority on one of its nodes */
+s.t. preemptible{v in V: vpre[v] = 0}: q[v] = 0;
+s.t. preemptor{v in V}:
+    q[v] <= sum{p in P, n in N: prio[gang[p]] > vprio[v] and vuse[v, n, 1] > 0} x[p, n];
 
 /* 3. domains: pods in a domain mark it; only admitted gangs mark; an admitted
  * gang marks at least one domain per level (so that an admitted gang with no
@@ -140,8 +179,10 @@ s.t. fifo{(g, h) in FIFO: ordered = 1}: y[g] >= y[h];
 maximize objective:
     sum{k in PRI} M[k] * (
         (if ordered = 1 then Smax[k] + 1 else 0) * sum{g in G: prio[g] = k} y[g]
-      + sum{p in P: prio[gang[p]] = k} (Wp[k] * val[p] + 1) * (B[p] * y[gang[p]] + sum{n in N} x[p, n]))
-    - sum{g in G} bw[g] * sum{l in L} cost[l] * (sum{d in D[l]} z[g, l, d] - y[g]);
+      + sum{p in P: prio[gang[p]] = k} (Wp[k] * val[p] + 1) * (B[p] * y[gang[p]] + sum{n in N} x[p, n])
+      + sum{v in V: vprio[v] = k} (Wp[k] * vunits[v] + vpods[v]) * (1 - q[v]))
+    - sum{g in G} bw[g] * sum{l in L} cost[l] * (sum{d in D[l]} z[g, l, d] - y[g])
+    - sum{v in V} vpen[v] * (1 - q[v]);
 
 solve;
 
@@ -154,11 +195,16 @@ param used{g in G, l in L, d in D[l]} :=
 
 for {k in PRI}
     printf "RF value %d %d %d\n", k,
-        round(sum{p in P: prio[gang[p]] = k} val[p] * (B[p] * y[gang[p]] + sum{n in N} x[p, n])),
-        round(sum{p in P: prio[gang[p]] = k} (B[p] * y[gang[p]] + sum{n in N} x[p, n]));
+        round(sum{p in P: prio[gang[p]] = k} val[p] * (B[p] * y[gang[p]] + sum{n in N} x[p, n])
+              + sum{v in V: vprio[v] = k} vunits[v] * (1 - q[v])),
+        round(sum{p in P: prio[gang[p]] = k} (B[p] * y[gang[p]] + sum{n in N} x[p, n])
+              + sum{v in V: vprio[v] = k} vpods[v] * (1 - q[v]));
 printf "RF penalty %.9g\n",
-    sum{g in G} bw[g] * sum{l in L} cost[l] * max(0, sum{d in D[l]} used[g, l, d] - 1);
+    sum{g in G} bw[g] * sum{l in L} cost[l] * max(0, sum{d in D[l]} used[g, l, d] - 1)
+    + sum{v in V} vpen[v] * (1 - round(q[v]));
 for {g in G}
     printf "RF gang %s %d\n", gname[g], round(y[g]);
+for {v in V}
+    printf "RF running %s %d\n", vname[v], round(q[v]);
 
 end;

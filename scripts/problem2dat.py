@@ -11,7 +11,10 @@ selector exact, NoSchedule/NoExecute taints tolerated by Kubernetes' rules),
 domains (the path of label values; a node lacking a level label is a domain
 of its own at that level and every finer one), free capacity in base units
 (Kubernetes quantities: cpu in millicores, everything else in whole units,
-rounded up) are computed here; the model only optimises. The problem is
+rounded up) are computed here; the model only optimises. Running gangs
+(`running`) become the model's V data: priority, whether they may be
+preempted, value and penalty while kept, what they use on each node, and
+the nodes' allocatable - used unclamped (`raw`). The problem is
 assumed valid (run `rackfit solve` on it to validate); the little that is
 checked here fails with a message on stderr and exit status 2.
 """
@@ -119,6 +122,66 @@ def eligible(node, pod_set, levels):
 
 def quote(s):
     return "'" + str(s).replace("'", "''") + "'"
+
+
+def running_data(pb, nodes, dom, costs, resources, value_resource, node_index):
+    """The model's running-gang parameters (placement.mod, "Running gangs"),
+    as data lines; none when the problem has no running gangs."""
+    running = pb.get("running") or []
+    if not running:
+        return []
+    never = (pb.get("options") or {}).get("preemption", "lower_priority") == "never"
+    out = ["param nV := %d;" % len(running)]
+    rows = {"vname": [], "vprio": [], "vpre": [], "vunits": [], "vpods": [], "vpen": []}
+    use = {}  # (v, n, r) -> amount, summed over the gang's pod sets
+    for v, run in enumerate(running):
+        units = pods = 0
+        on = set()
+        for ps in run["pod_sets"]:
+            requests = ps.get("requests") or {}
+            per_node = {}
+            for pl in ps["placements"]:
+                n = node_index[pl["node"]]
+                per_node[n] = per_node.get(n, 0) + pl["count"]
+                on.add(n)
+            k = sum(per_node.values())
+            pods += k
+            if value_resource == "pods":
+                units += k
+            elif value_resource in requests:
+                units += k * base_units(requests[value_resource], value_resource)
+            for n, c in sorted(per_node.items()):
+                for r, name in enumerate(resources):
+                    amount = c if name == "pods" else (c * base_units(requests[name], name) if name in requests else 0)
+                    if amount:
+                        use[(v + 1, n + 1, r + 1)] = use.get((v + 1, n + 1, r + 1), 0) + amount
+        pen = float(run.get("bandwidth", 1)) * sum(
+            float(costs[l]) * (len({dom[n][l] for n in on}) - 1) for l in range(len(costs)))
+        rows["vname"].append(quote(run["name"]))
+        rows["vprio"].append("%d" % run.get("priority", 0))
+        rows["vpre"].append("%d" % (0 if never or not run.get("preemptible", True) else 1))
+        rows["vunits"].append("%d" % units)
+        rows["vpods"].append("%d" % pods)
+        rows["vpen"].append("%r" % pen)
+    for name, values in rows.items():
+        out.append("param %s := %s;" % (name, " ".join("%d %s" % (v + 1, x) for v, x in enumerate(values))))
+    if use:
+        out.append("param vuse := %s;" % " ".join("[%d,%d,%d] %d" % (k + (a,)) for k, a in sorted(use.items())))
+    out.append("param raw : %s :=" % " ".join(str(r + 1) for r in range(len(resources))))
+    for i, node in enumerate(nodes):
+        alloc = node.get("allocatable") or {}
+        used = node.get("used") or {}
+        amounts = []
+        for r in resources:
+            if r == "pods" and "pods" not in alloc:
+                amounts.append(-1)
+                continue
+            a = base_units(alloc[r], r) if r in alloc else 0
+            u = base_units(used[r], r) if r in used else 0
+            amounts.append(a - u)
+        out.append("  %d %s" % (i + 1, " ".join(str(a) for a in amounts)))
+    out.append(";")
+    return out
 
 
 def main(argv):
@@ -260,6 +323,8 @@ def main(argv):
                 amounts.append(max(a - u, 0))
             w("  %d %s" % (i + 1, " ".join(str(a) for a in amounts)))
         w(";")
+    for line in running_data(pb, nodes, dom, costs, resources, value_resource, node_index):
+        w(line)
     w("end;")
     sys.stdout.write("\n".join(out) + "\n")
     return 0

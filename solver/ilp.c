@@ -32,6 +32,9 @@ void rf__ilp_fini(rf__ilp_t *s)
     free(s->qfix);
     free(s->qkept);
     free(s->kept_on_v);
+    free(s->keep_buf);
+    free(s->kept_adm_buf);
+    free(s->own_unit);
     free(s->units);
     free(s->unit_nodes);
     free(s->node_unit);
@@ -57,14 +60,13 @@ void rf__ilp_fini(rf__ilp_t *s)
 
 /* The run's own arrays, besides s. */
 typedef struct {
-    bool *keep, *kept_adm, *bound_node;
     double *xinc;
 } s_run_own_t;
 
 /* Which gangs are kept: opts->keep, everything but the isolated gang, and
  * what the program does not model (slices whose ranks bound pods hold,
  * bound pods outside the tree), which stays as the incumbent has it. */
-static void s_keep(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opts_t *opts, s_run_own_t *own)
+static void s_keep(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opts_t *opts)
 {
     const rf_problem_t *pb = s->pb;
     s->n_ps = 0;
@@ -72,25 +74,25 @@ static void s_keep(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opts_t *o
         s->ps0[g] = s->n_ps;
         s->n_ps += pb->gangs[g].n_pod_sets;
         const rf_gang_t *gg = &pb->gangs[g];
-        own->keep[g] = opts->isolate >= 0 ? g != opts->isolate : opts->keep ? opts->keep[g] : false;
+        s->keep_buf[g] = opts->isolate >= 0 ? g != opts->isolate : opts->keep ? opts->keep[g] : false;
         for (int32_t p = 0; p < gg->n_pod_sets; p++) {
             const rf_pod_set_t *ps = &gg->pod_sets[p];
             if (ps->slice.size > 1 && ps->n_bound > 0)
-                own->keep[g] = true;
+                s->keep_buf[g] = true;
             for (int32_t i = 0; i < ps->n_bound; i++)
                 if (rf__tree_node_dom(&s->tree, ps->bound[i].node, s->L - 1) < 0)
-                    own->keep[g] = true;
+                    s->keep_buf[g] = true;
         }
-        own->kept_adm[g] = opts->isolate >= 0 ? false : inc->gangs[g].admitted; /* isolated: the others are absent */
+        s->kept_adm_buf[g] = opts->isolate >= 0 ? false : inc->gangs[g].admitted; /* isolated: the others are absent */
     }
     s->ps0[pb->n_gangs] = s->n_ps;
-    s->keep = own->keep;
-    s->kept_admitted = own->kept_adm;
+    s->keep = s->keep_buf;
+    s->kept_admitted = s->kept_adm_buf;
 }
 
 /* The residual capacity (free minus the kept gangs' new pods) and the
  * nodes holding bound pods of free gangs. */
-static void s_residual(rf__ilp_t *s, const rf_answer_t *inc, s_run_own_t *own)
+static void s_residual(rf__ilp_t *s, const rf_answer_t *inc)
 {
     const rf_problem_t *pb = s->pb;
     for (int32_t n = 0; n < s->N; n++)
@@ -103,8 +105,8 @@ static void s_residual(rf__ilp_t *s, const rf_answer_t *inc, s_run_own_t *own)
         for (int32_t p = 0; p < gg->n_pod_sets; p++) {
             if (!s->keep[g])
                 for (int32_t i = 0; i < gg->pod_sets[p].n_bound; i++)
-                    own->bound_node[gg->pod_sets[p].bound[i].node] = true;
-            if (!s->keep[g] || !own->kept_adm[g])
+                    s->own_unit[gg->pod_sets[p].bound[i].node] = true;
+            if (!s->keep[g] || !s->kept_adm_buf[g])
                 continue;
             const rf_pod_set_answer_t *pa = &inc->gangs[g].pod_sets[p];
             for (int32_t i = 0; i < pa->n_placements; i++)
@@ -135,7 +137,7 @@ bool rf__ilp_running_inside(const rf_running_t *run, const uint8_t *allowed)
  * holds every pod of it: regions are disjoint, so no two runs decide one
  * gang); otherwise the incumbent's decision, fixed. Marks their nodes
  * (vnode, units of their own) and bounds the room there (vfree). */
-static void s_running(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opts_t *opts, s_run_own_t *own)
+static void s_running(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opts_t *opts)
 {
     const rf_problem_t *pb = s->pb;
     bool decide_all = opts->isolate >= 0 || !opts->node_allowed;
@@ -160,7 +162,7 @@ static void s_running(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opts_t
             for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++) {
                 const rf_run_placement_t *pl = &run->pod_sets[j].placements[k];
                 s->vnode[pl->node] = 1;
-                own->bound_node[pl->node] = true; /* a unit of its own */
+                s->own_unit[pl->node] = true; /* a unit of its own */
                 for (int32_t r = 0; r < s->R; r++) {
                     int64_t *f = &s->vfree[(int64_t)pl->node * s->R + r];
                     if (*f != RF_QTY_UNLIMITED)
@@ -218,7 +220,7 @@ static bool s_kept_on_vnodes(rf__ilp_t *s, const rf_answer_t *inc)
  * the units. RF_OK with *skip when the run has nothing to do (an isolated
  * gang the program does not model). */
 static rf_status s_setup(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t *inc, const rf__ilp_opts_t *opts,
-                         s_run_own_t *own, bool *skip, rf_error_t *err)
+                         bool *skip, rf_error_t *err)
 {
     *skip = false;
     s->pb = pb;
@@ -232,9 +234,9 @@ static rf_status s_setup(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t
     s->isolating = opts->isolate >= 0;
     RF_CALL(rf__tree_of(pb, &s->tree, &s->tree_owned, err));
     const size_t G1 = (size_t)pb->n_gangs + 1, N1 = (size_t)s->N + 1;
-    own->keep = calloc(G1, sizeof *own->keep);
-    own->kept_adm = calloc(G1, sizeof *own->kept_adm);
-    own->bound_node = calloc(N1, sizeof *own->bound_node);
+    s->keep_buf = calloc(G1, sizeof *s->keep_buf);
+    s->kept_adm_buf = calloc(G1, sizeof *s->kept_adm_buf);
+    s->own_unit = calloc(N1, sizeof *s->own_unit);
     s->free = malloc(((size_t)s->N * (size_t)s->R + 1) * sizeof *s->free);
     s->vfree = malloc(((size_t)s->N * (size_t)s->R + 1) * sizeof *s->vfree);
     s->vnode = calloc(N1, sizeof *s->vnode);
@@ -248,12 +250,12 @@ static rf_status s_setup(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t
     s->acol = malloc(G1 * sizeof *s->acol);
     s->hs_start = calloc(G1, sizeof *s->hs_start);
     s->zs_start = calloc(G1, sizeof *s->zs_start);
-    if (!own->keep || !own->kept_adm || !own->bound_node || !s->free || !s->vfree || !s->vnode || !s->qcol ||
+    if (!s->keep_buf || !s->kept_adm_buf || !s->own_unit || !s->free || !s->vfree || !s->vnode || !s->qcol ||
         !s->qfix || !s->qkept || !s->unit_nodes || !s->node_unit || !s->ps0 || !s->ycol || !s->acol || !s->hs_start ||
         !s->zs_start)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory in the integer program");
-    s_keep(s, inc, opts, own);
-    if (opts->isolate >= 0 && own->keep[opts->isolate]) {
+    s_keep(s, inc, opts);
+    if (opts->isolate >= 0 && s->keep_buf[opts->isolate]) {
         *skip = true; /* a gang the program does not model */
         return RF_OK;
     }
@@ -262,11 +264,11 @@ static rf_status s_setup(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t
     s->sl_start = calloc((size_t)s->n_ps + 1, sizeof *s->sl_start);
     if (!s->xs_start || !s->ps_dom_start || !s->sl_start)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory in the integer program");
-    s_residual(s, inc, own);
-    s_running(s, inc, opts, own);
+    s_residual(s, inc);
+    s_running(s, inc, opts);
     if (!s_kept_on_vnodes(s, inc))
         return rf_error_set(err, RF_ENOMEM, "", "out of memory in the integer program");
-    if (rf__ilp_units(s, opts->aggregate, own->bound_node) != RF_OK)
+    if (rf__ilp_units(s, opts->aggregate, s->own_unit) != RF_OK)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory in the integer program");
     return RF_OK;
 }
@@ -407,6 +409,21 @@ static rf_status s_solve(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opt
     return rc;
 }
 
+rf_status rf__ilp_open(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t *inc, const rf__ilp_opts_t *opts,
+                       bool *skip, rf_error_t *err)
+{
+    memset(s, 0, sizeof *s);
+    rf__mip_init(&s->mip);
+    RF_CALL(s_setup(s, pb, inc, opts, skip, err));
+    if (*skip)
+        return RF_OK;
+    rf_status brc = rf__ilp_build(s);
+    if (brc == RF_ENOMEM)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory in the integer program");
+    *skip = brc != RF_OK; /* RF_EINVAL: more priorities than stages, the incumbent stands */
+    return RF_OK;
+}
+
 rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const rf__ilp_opts_t *opts, rf_answer_t **out,
                           rf__ilp_stats_t *stats, rf_error_t *err)
 {
@@ -415,28 +432,18 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
     *out = NULL;
     double t0 = rf_now_ms();
     rf__ilp_t s;
-    memset(&s, 0, sizeof s);
     s_run_own_t own;
     memset(&own, 0, sizeof own);
     bool skip = false;
-    rf_status rc = s_setup(&s, pb, inc, opts, &own, &skip, err);
+    rf_status rc = rf__ilp_open(&s, pb, inc, opts, &skip, err);
     if (rc == RF_OK && !skip) {
         stats->n_units = s.n_units;
-        rf__mip_init(&s.mip);
-        rf_status brc = rf__ilp_build(&s);
-        if (brc == RF_ENOMEM)
-            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory in the integer program");
-        if (brc == RF_OK) { /* RF_EINVAL: more priorities than stages, the incumbent stands */
-            stats->n_cols = s.mip.n_cols;
-            stats->n_rows = s.mip.n_rows;
-            stats->nnz = s.mip.nnz;
-            stats->build_ms = rf_now_ms() - t0;
-            rc = s_solve(&s, inc, opts, &own, out, stats, err);
-        }
+        stats->n_cols = s.mip.n_cols;
+        stats->n_rows = s.mip.n_rows;
+        stats->nnz = s.mip.nnz;
+        stats->build_ms = rf_now_ms() - t0;
+        rc = s_solve(&s, inc, opts, &own, out, stats, err);
     }
-    free(own.keep);
-    free(own.kept_adm);
-    free(own.bound_node);
     free(own.xinc);
     rf__ilp_fini(&s);
     return rc;

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ilp.h"
 #include "mip.h"
 #include "rackfit/answer.h"
 #include "rackfit/problem.h"
@@ -68,6 +69,8 @@ typedef struct {
     bool *qkept;                 /* [n_running] a kept gang of higher priority has new pods on its nodes */
     rf__ilp_kept_t *kept_on_v;   /* kept gangs' new pods on vnodes */
     int64_t n_kept_on_v;
+    bool *keep_buf, *kept_adm_buf; /* [n_gangs] what keep and kept_admitted point to */
+    bool *own_unit;                /* [N] nodes that are units of their own (bound pods, vnodes) */
     rf__ilp_unit_t *units;
     int32_t n_units;
     int32_t *unit_nodes; /* [N] */
@@ -100,6 +103,15 @@ typedef struct {
 
 /* Free everything s holds (NULL-safe on a zeroed s). */
 void rf__ilp_fini(rf__ilp_t *s);
+
+/* ilp.c: the program rf__ilp_improve would solve, built into s (zeroed
+ * here): the tree, the kept gangs, the residual capacity, the running
+ * gangs' decisions, the units, the rows and columns. *skip when there is
+ * nothing to model (an isolated gang the program keeps, or more priorities
+ * than the stages hold); RF_ENOMEM. Free s with rf__ilp_fini whatever
+ * happened. For tests and tools; rf__ilp_improve is the one that solves. */
+rf_status rf__ilp_open(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t *inc, const rf__ilp_opts_t *opts,
+                       bool *skip, rf_error_t *err);
 
 /* ilp_model.c */
 /* Pods of pod set ps that fit on node n in the residual capacity, with

@@ -1,0 +1,143 @@
+/* tests/unit/test_ilp_search.c: the searches over the batch
+ * (solver/ilp_search.c): rf__ilp_whole (one program for the batch) and
+ * rf__ilp_lns (the neighbourhood search over regions).
+ *
+ * - The whole program turns an answer that admits nothing into the
+ *   exhaustive optimum, proves its values, and bounds the penalty from
+ *   below, on random problems with running gangs (but those whose bound
+ *   pods sit on a node without every level label: the program keeps such
+ *   a gang as the incumbent has it).
+ * - The region search keeps an optimal incumbent as it is (nothing it
+ *   finds may replace an answer that is not worse), and improves an empty
+ *   one: every answer it keeps passes rf_check. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../support/exhaust.h"
+#include "../support/leak.h"
+#include "../support/randprob.h"
+#include "../support/testutil.h"
+#include "clock.h"
+#include "ilp_search.h"
+#include "rackfit/rackfit.h"
+
+/* An answer that rejects every gang and keeps every running gang, finished. */
+static rf_answer_t *s_nothing(const rf_problem_t *pb)
+{
+    rf_answer_t *a = rf_answer_new(pb);
+    rf_why_t why = {.level = -1, .resource = -1, .fits = -1, .needs = -1};
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        cr_assert_eq(rf_answer_reject(a, g, why, "not placed yet"), RF_OK);
+    cr_assert_eq(rf_answer_finish(a), RF_OK);
+    return a;
+}
+
+/* Does a gang have bound pods on a node without every level label? The
+ * program keeps such a gang as the incumbent has it (docs/ilp.md). */
+static bool s_unmodelled(const rf_problem_t *pb)
+{
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++)
+            for (int32_t b = 0; b < pb->gangs[g].pod_sets[p].n_bound; b++) {
+                const rf_node_t *nd = &pb->nodes[pb->gangs[g].pod_sets[p].bound[b].node];
+                for (int32_t l = 0; l < pb->n_levels; l++) {
+                    bool has = false;
+                    for (int32_t k = 0; k < nd->n_labels; k++)
+                        has |= strcmp(nd->labels[k].key, pb->levels[l]) == 0;
+                    if (!has)
+                        return true;
+                }
+            }
+    return false;
+}
+
+static void s_clock(rf__ilp_clock_t *ck, int64_t limit_ms)
+{
+    rf_solve_opts_t o;
+    rf_solve_opts_default(&o);
+    o.time_limit_ms = limit_ms;
+    rf__ilp_clock_init(ck, &o);
+}
+
+Test(ilp_search, the_whole_program_reaches_the_optimum_from_nothing, .timeout = 300)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = 5;
+    o.max_gangs = 4;
+    o.max_pods = 4;
+    o.slice_bound = false;
+    o.max_running = 4;
+    int compared = 0, improved = 0;
+    for (uint64_t seed = 1; seed <= 80; seed++) {
+        char *json = rf_randprob(seed, &o);
+        rf_problem_t *pb = rf_test_parse(json);
+        if (!rf_exhaust_supported(pb, NULL) || s_unmodelled(pb)) {
+            rf_problem_destroy(&pb);
+            free(json);
+            continue;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
+        rf_answer_t *ans = s_nothing(pb);
+        rf_answer_t *start = s_nothing(pb);
+        rf__ilp_clock_t ck;
+        s_clock(&ck, 60000);
+        double bound = 0;
+        bool proven = false;
+        rf_error_t err;
+        cr_assert_eq(rf__ilp_whole(pb, &ck, ans, NULL, 1, true, true, &bound, &proven, &err), RF_OK, "%s: %s", what,
+                     err.message);
+        rf_test_assert_feasible(pb, ans, what);
+        cr_expect_eq(rf_exhaust_compare(pb, ans), 0, "%s: not the optimum", what);
+        cr_expect(proven, "%s: values not proven", what);
+        cr_expect_leq(bound, ans->summary.penalty + 1e-6, "%s: bound %g above the penalty %g", what, bound,
+                      ans->summary.penalty);
+        improved += rf_answer_compare(ans, start) < 0;
+        compared++;
+        rf_answer_destroy(&start);
+        rf_answer_destroy(&ans);
+        rf_problem_destroy(&pb);
+        free(json);
+    }
+    cr_assert_geq(compared, 40);
+    cr_assert_gt(improved, compared / 2, "most empty answers can be improved");
+    rf_test_no_leaks();
+}
+
+Test(ilp_search, the_region_search_keeps_an_optimal_incumbent_and_improves_an_empty_one, .timeout = 300)
+{
+    rf_problem_t *pb = NULL;
+    rf_error_t err;
+    const char *file = RF_SOURCE_DIR "/tests/data/glpsol/10_two_priorities.json";
+    cr_assert_eq(rf_problem_from_json_file(file, NULL, &pb, &err), RF_OK, "%s", err.message);
+    /* an optimal answer (the exhaustive one) stays as it is */
+    rf_exhaust_t ex;
+    cr_assert_eq(rf_exhaust_solve(pb, &ex), RF_OK);
+    rf_answer_t *opt = NULL;
+    cr_assert_eq(rf_exhaust_to_answer(pb, &ex, &opt), RF_OK);
+    cr_assert_eq(rf_answer_finish(opt), RF_OK);
+    rf_answer_t *best = rf_answer_new(pb);
+    cr_assert_eq(rf_answer_copy(best, opt), RF_OK);
+    rf__ilp_clock_t ck;
+    s_clock(&ck, 2000);
+    cr_assert_eq(rf__ilp_lns(pb, &ck, best, rf_now_ms() + 1000, 2, &err), RF_OK, "%s", err.message);
+    cr_expect_eq(rf_answer_compare(best, opt), 0, "an optimal incumbent is kept");
+    rf_test_assert_feasible(pb, best, "kept");
+    rf_answer_destroy(&best);
+    /* an answer that admits nothing is improved, to a feasible answer */
+    best = s_nothing(pb);
+    rf_answer_t *empty = s_nothing(pb);
+    s_clock(&ck, 2000);
+    cr_assert_eq(rf__ilp_lns(pb, &ck, best, rf_now_ms() + 1000, 2, &err), RF_OK, "%s", err.message);
+    rf_test_assert_feasible(pb, best, "improved");
+    cr_expect_lt(rf_answer_compare(best, empty), 0, "the region search admits something");
+    cr_expect_geq(rf_answer_compare(best, opt), 0, "never better than the optimum");
+    rf_answer_destroy(&empty);
+    rf_answer_destroy(&best);
+    rf_answer_destroy(&opt);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}

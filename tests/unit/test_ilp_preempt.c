@@ -6,8 +6,10 @@
  *   preemptible, both admission policies, `preemption: never` one time in
  *   five) small enough for the exhaustive search (tests/support/exhaust.c,
  *   written apart from the solver), `ilp` reaches the optimum of the
- *   contract's objective; every answer passes rf_check; `ilp` and `auto` are
- *   never worse than the greedy.
+ *   contract's objective (but where a gang's bound pods sit on a node without
+ *   every level label: the program keeps that gang as the greedy placed it,
+ *   docs/ilp.md); every answer passes rf_check; `ilp` and `auto` are never
+ *   worse than the greedy.
  * - Each contract rule pinned on the 8-node, 2-rack fixture of
  *   tests/support/testutil.h: the cheaper rack's victims, never a
  *   non-preemptible gang, never one of the preemptor's own priority, freed
@@ -44,6 +46,26 @@ static void s_pattern(const rf_answer_t *a, char *out)
     for (int32_t i = 0; i < a->n_running; i++)
         out[i] = a->running[i].preempted ? '1' : '0';
     out[a->n_running] = '\0';
+}
+
+/* Does a gang have bound pods on a node without every level label? The
+ * program keeps such a gang as the incumbent has it (docs/ilp.md), so its
+ * optimum may be out of reach (tests/unit/test_ilp.c excuses it too). */
+static bool s_unmodelled(const rf_problem_t *pb)
+{
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++)
+            for (int32_t b = 0; b < pb->gangs[g].pod_sets[p].n_bound; b++) {
+                const rf_node_t *nd = &pb->nodes[pb->gangs[g].pod_sets[p].bound[b].node];
+                for (int32_t l = 0; l < pb->n_levels; l++) {
+                    bool has = false;
+                    for (int32_t k = 0; k < nd->n_labels; k++)
+                        has |= strcmp(nd->labels[k].key, pb->levels[l]) == 0;
+                    if (!has)
+                        return true;
+                }
+            }
+    return false;
 }
 
 /* Solve the fixture with `ilp`; the answer must pass rf_check, be no worse
@@ -221,6 +243,7 @@ Test(ilp_preempt, optimal_on_random_problems_with_running_gangs, .timeout = 600)
     o.slice_bound = false;
     o.max_running = 4;
     int compared = 0, with_running = 0, preempting = 0, greedy_worse = 0, never = 0, ordered = 0, proven = 0;
+    int excused = 0;
     uint64_t n_seeds = getenv("RF_TEST_SEEDS") ? strtoull(getenv("RF_TEST_SEEDS"), NULL, 10) : 400;
     for (uint64_t seed = 1; seed <= n_seeds; seed++) {
         char *json = rf_randprob(seed, &o);
@@ -237,9 +260,12 @@ Test(ilp_preempt, optimal_on_random_problems_with_running_gangs, .timeout = 600)
         rf_test_assert_feasible(pb, a, what);
         int vs_opt = rf_exhaust_compare(pb, a);
         cr_assert_neq(vs_opt, RF_EXHAUST_UNSUPPORTED, "%s", what);
-        if (vs_opt != 0)
+        bool kept = s_unmodelled(pb); /* the program keeps such a gang as the greedy has it */
+        if (vs_opt != 0 && !kept)
             cr_log_error("%s: ilp is not optimal (%d)\n%s", what, vs_opt, json);
-        cr_expect_eq(vs_opt, 0, "%s: ilp answer differs from the exhaustive optimum", what);
+        cr_expect(vs_opt == 0 || kept, "%s: ilp answer differs from the exhaustive optimum", what);
+        cr_expect_geq(vs_opt, 0, "%s: ilp better than the exhaustive optimum", what);
+        excused += vs_opt != 0;
         if (a->summary.optimal)
             cr_expect_eq(vs_opt, 0, "%s: claims optimal but is not", what);
         cr_expect_leq(rf_answer_compare(a, g), 0, "%s: ilp worse than greedy", what);
@@ -262,8 +288,9 @@ Test(ilp_preempt, optimal_on_random_problems_with_running_gangs, .timeout = 600)
         free(json);
     }
     cr_log_info("ilp vs exhaustive with running gangs: %d problems (%d with running gangs: %d never, %d ordered), "
-                "ilp preempts in %d, %d proven optimal; greedy not optimal on %d with running gangs",
-                compared, with_running, never, ordered, preempting, proven, greedy_worse);
+                "ilp preempts in %d, %d proven optimal, %d not optimal with a gang the program keeps; greedy not "
+                "optimal on %d with running gangs",
+                compared, with_running, never, ordered, preempting, proven, excused, greedy_worse);
     cr_assert_geq(compared, 200);
     cr_assert_geq(with_running, 100, "the problems should have running gangs");
     cr_assert_gt(preempting, 10, "the problems should make the program preempt");

@@ -8,9 +8,12 @@
  *   largest pod first (first-fit decreasing), each onto the nodes its gang
  *   already uses, then by best fit; what a unit cannot hold (its summed
  *   capacity is a relaxation of per-node capacity) spills onto other nodes
- *   of the same deepest-z-level domain. Placements are laid out in tree
- *   order, so consecutive ranks share a host, then a rack. The caller checks
- *   the answer (rf_check) before it trusts it. */
+ *   of the same deepest-z-level domain (never onto a node with victims,
+ *   whose per-priority rows are exact: it takes exactly its demands).
+ *   Running gangs are preempted where the solution's q is 1, or as the run
+ *   fixed them. Placements are laid out in tree order, so consecutive ranks
+ *   share a host, then a rack. The caller checks the answer (rf_check)
+ *   before it trusts it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,14 +3,17 @@
  *
  * Units: nodes with the same domain path above the host level, the same
  * free capacity and the same eligibility for every free pod set are one
- * unit with a count; nodes with bound pods of a free gang are units of their
+ * unit with a count; nodes with bound pods of a free gang, and nodes with a
+ * running gang that is or may be preempted (vnodes), are units of their
  * own. With `aggregate` off every node is its own unit and the program is
  * exact.
  *
  * The program is built gang by gang, in problem order: y, then per pod set
- * its x columns (capacity rows shared by the unit), count rows, pod-set
- * domain rows and slice rows, then the gang's domain (z) and host (h)
- * columns; the ordered-admission chains last. The stage objectives are
+ * its x columns (capacity rows shared by the unit, except on vnodes), count
+ * rows, pod-set domain rows and slice rows, then the gang's domain (z) and
+ * host (h) columns; then the running gangs (a column q per possible victim,
+ * each vnode's capacity per priority, the preemptor rows: docs/ilp.md rows
+ * 8 and 9); the ordered-admission chains last. The stage objectives are
  * filled alongside: per priority, highest first, [the prefix (ordered),]
  * units, pods; the penalty last. Branching priorities: admission (y) first,
  * then the top level's domains, then the other domains. */

@@ -32,6 +32,7 @@ void rf__ilp_fini(rf__ilp_t *s)
     free(s->qfix);
     free(s->qkept);
     free(s->kept_on_v);
+    free(s->deltas);
     free(s->keep_buf);
     free(s->kept_adm_buf);
     free(s->own_unit);

@@ -42,6 +42,13 @@ typedef struct {
     int32_t col;
 } rf__ilp_uc_t;
 
+/* An indicator "new pods of priority <= prio on node" (docs/ilp.md row 8,
+ * where used exceeds allocatable). */
+typedef struct {
+    int32_t col, node;
+    int64_t prio;
+} rf__ilp_delta_t;
+
 /* New pods of a kept gang on a node with running gangs that may be preempted. */
 typedef struct {
     int32_t node, gang, ps, count;
@@ -69,6 +76,8 @@ typedef struct {
     bool *qkept;                 /* [n_running] a kept gang of higher priority has new pods on its nodes */
     rf__ilp_kept_t *kept_on_v;   /* kept gangs' new pods on vnodes */
     int64_t n_kept_on_v;
+    rf__ilp_delta_t *deltas; /* the indicators of row 8 */
+    int64_t n_deltas, cap_deltas;
     bool *keep_buf, *kept_adm_buf; /* [n_gangs] what keep and kept_admitted point to */
     bool *own_unit;                /* [N] nodes that are units of their own (bound pods, vnodes) */
     rf__ilp_unit_t *units;

@@ -907,6 +907,18 @@ static int32_t s_vnode_delta(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t
 {
     const rf_problem_t *pb = s->pb;
     int32_t d = rf__mip_col(&s->mip, 0, 1, true);
+    if (d >= 0 && s->n_deltas == s->cap_deltas) { /* listed for the incumbent's vector */
+        int64_t nc = s->cap_deltas ? 2 * s->cap_deltas : 16;
+        rf__ilp_delta_t *q = realloc(s->deltas, (size_t)nc * sizeof *q);
+        if (!q) {
+            s->mip.failed = true;
+            return -1;
+        }
+        s->deltas = q;
+        s->cap_deltas = nc;
+    }
+    if (d >= 0)
+        s->deltas[s->n_deltas++] = (rf__ilp_delta_t){d, n, p};
     for (int64_t i = v->xs_at[n]; d >= 0 && i < v->xs_at[n + 1]; i++) {
         if (pb->gangs[v->vx[i].gang].priority > p)
             continue;
@@ -941,6 +953,8 @@ static void s_vnode_row(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t p, i
     bool gated = base < 0 && kept == 0;
     if (gated && *delta < 0)
         *delta = s_vnode_delta(s, v, n, p);
+    if (gated && *delta < 0)
+        return; /* ENOMEM: mip.failed says so */
     int32_t row = rf__mip_row(&s->mip, -RF_MIP_INF, gated ? 0 : (double)(base - kept));
     if (gated)
         rf__mip_coef(&s->mip, row, *delta, (double)-base);

@@ -6,12 +6,16 @@
  * victims); a solution set by hand (a gang on a victim's node, the victim
  * preempted) decodes to exactly that, with the victim's preemptor in `by`
  * and rf_check satisfied; demands a unit cannot hold make decoding fail
- * instead of overfilling a node. */
+ * instead of overfilling a node; the greedy's answers, with their victims,
+ * map to vectors that meet every row and bound of the program (so GLPK
+ * starts from them), used above allocatable included. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../support/leak.h"
+#include "../support/randprob.h"
 #include "../support/testutil.h"
 #include "greedy.h"
 #include "ilp_internal.h"
@@ -179,5 +183,80 @@ Test(ilp_decode, demands_a_unit_cannot_hold_fail_to_decode)
     rf__ilp_fini(&s);
     rf_answer_destroy(&inc);
     rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* Does x meet every bound and row of the program (within 1e-6)? The first
+ * violation into why. */
+static bool s_meets(const rf__mip_t *mip, const double *x, char *why, size_t cap)
+{
+    for (int32_t j = 0; j < mip->n_cols; j++)
+        if (x[j] < mip->lb[j] - 1e-6 || x[j] > mip->ub[j] + 1e-6) {
+            snprintf(why, cap, "column %d = %g outside [%g, %g]", j, x[j], mip->lb[j], mip->ub[j]);
+            return false;
+        }
+    double *act = calloc((size_t)mip->n_rows + 1, sizeof *act);
+    cr_assert_not_null(act);
+    for (int64_t k = 0; k < mip->nnz; k++)
+        act[mip->ti[k]] += mip->tv[k] * x[mip->tj[k]];
+    bool ok = true;
+    for (int32_t i = 0; i < mip->n_rows && ok; i++)
+        if (act[i] < mip->row_lo[i] - 1e-6 || act[i] > mip->row_hi[i] + 1e-6) {
+            snprintf(why, cap, "row %d = %g outside [%g, %g]", i, act[i], mip->row_lo[i], mip->row_hi[i]);
+            ok = false;
+        }
+    free(act);
+    return ok;
+}
+
+Test(ilp_decode, the_greedy_answer_maps_to_a_feasible_vector, .timeout = 300)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = 5;
+    o.max_gangs = 4;
+    o.max_pods = 4;
+    o.slice_bound = false;
+    o.max_running = 4;
+    int mapped = 0, preempting = 0, gated = 0;
+    for (uint64_t seed = 0; seed <= 300; seed++) {
+        rf_problem_t *pb = NULL;
+        if (seed == 0) { /* pods used above the limit on a victim's node */
+            rf_error_t err;
+            const char *file = RF_SOURCE_DIR "/tests/data/glpsol/33_preempt_overcommitted_pods_seed400.json";
+            cr_assert_eq(rf_problem_from_json_file(file, NULL, &pb, &err), RF_OK, "%s", err.message);
+        } else {
+            char *json = rf_randprob(seed, &o);
+            pb = rf_test_parse(json);
+            free(json);
+        }
+        rf_answer_t *inc = rf_test_solve(pb, RF_MODE_GREEDY, 1, 60000);
+        for (int aggregate = 0; aggregate < 2; aggregate++) {
+            rf__ilp_opts_t io = {.isolate = -1, .deadline_ms = 1e18, .aggregate = aggregate, .tight = true};
+            bool skip = true;
+            rf_error_t err;
+            rf__ilp_t s;
+            cr_assert_eq(rf__ilp_open(&s, pb, inc, &io, &skip, &err), RF_OK, "%s", err.message);
+            if (!skip) {
+                double *x = calloc((size_t)s.mip.n_cols + 1, sizeof *x);
+                char why[160] = "";
+                if (rf__ilp_map_incumbent(&s, inc, x)) {
+                    cr_expect(s_meets(&s.mip, x, why, sizeof why), "seed %llu, aggregate %d: %s",
+                              (unsigned long long)seed, aggregate, why);
+                    mapped++;
+                    preempting += inc->summary.preempted > 0;
+                    gated += s.n_deltas > 0;
+                }
+                free(x);
+            }
+            rf__ilp_fini(&s);
+        }
+        rf_answer_destroy(&inc);
+        rf_problem_destroy(&pb);
+    }
+    cr_log_info("%d incumbents mapped, %d preempting, %d with indicators", mapped, preempting, gated);
+    cr_assert_geq(mapped, 400);
+    cr_assert_gt(preempting, 0);
+    cr_assert_gt(gated, 0, "some program should have used above allocatable on a victim's node");
     rf_test_no_leaks();
 }

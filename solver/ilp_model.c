@@ -945,12 +945,20 @@ static void s_vnode_row(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t p, i
         if (pb->gangs[kp->gang].priority <= p)
             kept += (int64_t)kp->count * pb->gangs[kp->gang].pod_sets[kp->ps].requests[r];
     }
-    for (int64_t i = v->xs_at[n]; i < v->xs_at[n + 1] && !any; i++)
-        any = pb->gangs[v->vx[i].gang].priority <= p && pb->gangs[v->vx[i].gang].pod_sets[v->vx[i].ps].requests[r] > 0;
+    double most = 0; /* the most the new pods of priority <= p can ask here */
+    for (int64_t i = v->xs_at[n]; i < v->xs_at[n + 1]; i++) {
+        int64_t req = pb->gangs[v->vx[i].gang].pod_sets[v->vx[i].ps].requests[r];
+        if (pb->gangs[v->vx[i].gang].priority <= p && req > 0) {
+            any = true;
+            most += (double)req * s->mip.ub[v->vx[i].col];
+        }
+    }
     if (!any && kept == 0)
         return;
     /* overcommitted with no kept pods: the row binds only with new pods */
     bool gated = base < 0 && kept == 0;
+    if (!gated && most <= (double)(base - kept))
+        return; /* it cannot bind even with nothing freed */
     if (gated && *delta < 0)
         *delta = s_vnode_delta(s, v, n, p);
     if (gated && *delta < 0)

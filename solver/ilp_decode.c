@@ -314,7 +314,9 @@ static bool s_write_answer(const rf__ilp_t *s, const double *x, const rf_answer_
                 rf_why_t why = {.level = -1, .resource = -1, .fits = -1, .needs = -1};
                 rf_answer_reject(ans, g, why, "ordered admission: %s, earlier at the same priority, was not admitted",
                                  pb->gangs[blocker].name);
-            } else if (!inc->gangs[g].admitted) {
+            } else if (!inc->gangs[g].admitted &&
+                       !(inc->gangs[g].reason && strncmp(inc->gangs[g].reason, "ordered admission:", 18) == 0)) {
+                /* the incumbent's reason, unless it named a blocker this answer admits */
                 rf_answer_reject(ans, g, inc->gangs[g].why, "%s", inc->gangs[g].reason ? inc->gangs[g].reason : "");
             } else {
                 rf_why_t why = {.level = -1, .resource = pb->options.value_resource, .fits = -1, .needs = -1};

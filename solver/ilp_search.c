@@ -35,6 +35,8 @@
 /* Region sizes for the neighbourhood search, in nodes. */
 #define S_REGION_NODES 64
 #define S_REGION_MAX   1100
+/* The least time left (ms) for which the whole batch's two runs race. */
+#define S_RACE_MS 250
 
 typedef struct {
     rf_answer_t *answer;
@@ -48,7 +50,10 @@ typedef struct {
 rf_status rf__ilp_whole(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t *ans, const rf_answer_t *other,
                         int32_t threads, bool small, bool tight, double *bound, bool *values_proven, rf_error_t *err)
 {
-    int32_t n_runs = threads > 1 ? 2 : 1;
+    /* two runs race only when there is time for both: below S_RACE_MS they
+     * would share the cores while GLPK's first factorisations, which its
+     * time limit does not interrupt, run late */
+    int32_t n_runs = threads > 1 && rf__ilp_left(ck) > S_RACE_MS ? 2 : 1;
     s_run_t runs[2];
     memset(runs, 0, sizeof runs);
     double deadline = ck->deadline;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "jw.h"
+#include "log.h"
 #include "plan.h"
 #include "rackfit/problem.h"
 
@@ -597,6 +598,39 @@ static rf_status s_run_set(const s_build_t *b, rf__prun_set_t *rs, int32_t i, in
     return RF_OK;
 }
 
+/* Would evicting the run items[a, z) whole break a PodDisruptionBudget? The
+ * Eviction API takes one disruption from a pod's budget per pod, and refuses a
+ * pod that more than one budget selects (500): so a gang is safe to preempt
+ * only when every budget selects at most `disruptionsAllowed` of its pods and
+ * no pod has two. The budget that forbids it (borrowed), or NULL. Budgets
+ * shared by two victims of one round are not summed: the second's eviction is
+ * refused (429), and victims.c solves the round again without it. */
+static const rf__kpdb_t *s_pdb_forbids(const s_build_t *b, int32_t a, int32_t z)
+{
+    const rf__kmap_t *dm = &b->cache->maps[RF_KIND_PDB];
+    bool older = b->cache->older & (1u << RF_KIND_PDB);
+    for (int32_t i = a; i < z; i++) {
+        const rf__kpdb_t *first = NULL;
+        for (int32_t d = 0; d < dm->n; d++) {
+            const rf__kpdb_t *pdb = dm->items[d].obj;
+            if (!rf__kpdb_selects(pdb, b->items[i].pod, older))
+                continue;
+            if (first)
+                return pdb;
+            first = pdb;
+        }
+    }
+    for (int32_t d = 0; d < dm->n; d++) {
+        const rf__kpdb_t *pdb = dm->items[d].obj;
+        int64_t n = 0;
+        for (int32_t i = a; i < z; i++)
+            n += rf__kpdb_selects(pdb, b->items[i].pod, older);
+        if (n > pdb->allowed)
+            return pdb;
+    }
+    return NULL;
+}
+
 /* A gang of ours bound whole and running (every member Running on a known
  * node, none being deleted, not held): a `running` gang the solver may
  * preempt. Not one: RF_OK and nothing added. */
@@ -632,6 +666,14 @@ static rf_status s_running(s_build_t *b, rf__plan_t *plan, int32_t a, int32_t z,
         *m = (rf__member_t){.ns = strdup(q->ns), .name = strdup(q->name), .uid = strdup(q->uid)};
         if (!m->ns || !m->name || !m->uid)
             return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    const rf__kpdb_t *pdb = rs->preemptible ? s_pdb_forbids(b, a, z) : NULL;
+    if (pdb) {
+        rs->preemptible = false;
+        rf__log(RF_LOG_DEBUG,
+                "gang %s: not preemptible: evicting its %d pods would break the PodDisruptionBudget %s/%s "
+                "(%lld disruptions allowed)",
+                r->name, r->n_pods, pdb->ns, pdb->name, (long long)pdb->allowed);
     }
     for (int32_t i = a; i < z;) {
         int32_t j = i;

@@ -12,6 +12,8 @@
 #   watch_start NAME [flags...]   rackfit-watch as the ServiceAccount, log $work/watch.NAME.log
 #   watch_stop NAME [SIGNAL]
 #   k ARGS...                     tests/kube/kctl.py ARGS... (admin token)
+#   bg PROGRAM ARGS...            a helper process of the test (a monitor), killed on exit by its pid
+#                                 (a program, not a shell function: a function would leave its child)
 #   audit_used                    the watcher identity's requests: "verb group resource sub code count"
 #   expect NAME CMD... / expect_not NAME CMD... / finish
 set -uo pipefail
@@ -26,11 +28,12 @@ failed=0
 rfd_pid=
 kubelet_pid=
 declare -A watch_pids=()
+bg_pids=()
 levels=example.com/block,example.com/rack,kubernetes.io/hostname
 
 cleanup() {
     local p
-    for p in "${watch_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    for p in "${watch_pids[@]}" "${bg_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
     [[ -n "$rfd_pid" ]] && kill -KILL "$rfd_pid" 2>/dev/null
     [[ -n "$kubelet_pid" ]] && kill -KILL "$kubelet_pid" 2>/dev/null
     [[ -f "$work/kube/apiserver.pid" || -f "$work/kube/etcd.pid" ]] && bash "$src_dir/scripts/kube/stop.sh" --keep "$work/kube"
@@ -71,6 +74,11 @@ kube_up() {
     kubelet_pid=$!
 }
 kubelet_flags=()
+
+bg() {
+    "$@" &
+    bg_pids+=($!)
+}
 
 free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 

@@ -51,26 +51,30 @@ static int32_t s_aff_index(s_affs_t *a, const rf__kpod_t *p)
     return a->n++;
 }
 
-static void s_tolerations(rf__jw_t *w, const rf__kpod_t *p)
+/* `key: [...]`: taints (a node's: key and effect always there) or
+ * tolerations (a pod's: an operator, an empty key or effect meaning any). */
+static void s_taints(rf__jw_t *w, const char *key, const rf__taint_t *t, int32_t n, bool tolerations)
 {
-    rf__jw_key(w, "tolerations");
+    rf__jw_key(w, key);
     rf__jw_puts(w, "[");
-    for (int32_t k = 0; k < p->n_tols; k++) {
+    for (int32_t k = 0; k < n; k++) {
         rf__jw_sep(w);
         rf__jw_puts(w, "{");
-        if (*p->tols[k].key) {
+        if (*t[k].key || !tolerations) {
             rf__jw_key(w, "key");
-            rf__jw_str(w, p->tols[k].key);
+            rf__jw_str(w, t[k].key);
         }
-        rf__jw_key(w, "operator");
-        rf__jw_str(w, p->tols[k].op);
-        if (*p->tols[k].value) {
+        if (tolerations) {
+            rf__jw_key(w, "operator");
+            rf__jw_str(w, t[k].op);
+        }
+        if (*t[k].value) {
             rf__jw_key(w, "value");
-            rf__jw_str(w, p->tols[k].value);
+            rf__jw_str(w, t[k].value);
         }
-        if (*p->tols[k].effect) {
+        if (*t[k].effect || !tolerations) {
             rf__jw_key(w, "effect");
-            rf__jw_str(w, p->tols[k].effect);
+            rf__jw_str(w, t[k].effect);
         }
         rf__jw_puts(w, "}");
     }
@@ -125,7 +129,7 @@ static void s_pod_set(rf__jw_t *w, const rf__gset_t *set, const rf__pset_spec_t 
         rf__jw_str(w, "true");
     }
     rf__jw_puts(w, "}");
-    s_tolerations(w, p);
+    s_taints(w, "tolerations", p->tols, p->n_tols, true);
     if (ps->required || ps->preferred) {
         rf__jw_key(w, "topology");
         rf__jw_puts(w, "{");
@@ -240,22 +244,7 @@ static void s_node(rf__jw_t *w, const rf__plan_spec_t *spec, int32_t i, const s_
             podcap = n->alloc.vals[k];
     s_res(w, "allocatable", &n->alloc, podcap);
     s_res(w, "used", &spec->used[i], spec->used_pods[i]);
-    rf__jw_key(w, "taints");
-    rf__jw_puts(w, "[");
-    for (int32_t k = 0; k < n->n_taints; k++) {
-        rf__jw_sep(w);
-        rf__jw_puts(w, "{");
-        rf__jw_key(w, "key");
-        rf__jw_str(w, n->taints[k].key);
-        if (*n->taints[k].value) {
-            rf__jw_key(w, "value");
-            rf__jw_str(w, n->taints[k].value);
-        }
-        rf__jw_key(w, "effect");
-        rf__jw_str(w, n->taints[k].effect);
-        rf__jw_puts(w, "}");
-    }
-    rf__jw_puts(w, "]");
+    s_taints(w, "taints", n->taints, n->n_taints, false);
     rf__jw_key(w, "unschedulable");
     rf__jw_puts(w, n->unschedulable || !n->ready ? "true" : "false");
     rf__jw_puts(w, "}");

@@ -84,19 +84,34 @@ static int s_natcmp(const char *a, const char *b)
     return *a ? 1 : *b ? -1 : 0;
 }
 
-int rf__pod_rank_cmp(const rf__kpod_t *a, const rf__kpod_t *b)
+/* A pod's rank keys: its major and minor index (-1: none), and its name. */
+typedef struct {
+    int64_t major, minor;
+    const char *name;
+} s_rank_t;
+
+static s_rank_t s_rank(const rf__kpod_t *p)
 {
-    int64_t ma = s_index(a, s_major_index), mb = s_index(b, s_major_index);
-    if (ma != mb)
-        return ma < mb ? -1 : 1;
-    int64_t na = s_index(a, s_minor_index), nb = s_index(b, s_minor_index);
-    if (na != nb) {
-        if (na < 0 || nb < 0) /* indexed pods first */
-            return na < 0 ? 1 : -1;
-        return na < nb ? -1 : 1;
+    return (s_rank_t){.major = s_index(p, s_major_index), .minor = s_index(p, s_minor_index), .name = p->name};
+}
+
+static int s_rank_cmp(const s_rank_t *a, const s_rank_t *b)
+{
+    if (a->major != b->major)
+        return a->major < b->major ? -1 : 1;
+    if (a->minor != b->minor) {
+        if (a->minor < 0 || b->minor < 0) /* indexed pods first */
+            return a->minor < 0 ? 1 : -1;
+        return a->minor < b->minor ? -1 : 1;
     }
     int c = s_natcmp(a->name, b->name);
     return c ? c : strcmp(a->name, b->name);
+}
+
+int rf__pod_rank_cmp(const rf__kpod_t *a, const rf__kpod_t *b)
+{
+    s_rank_t ra = s_rank(a), rb = s_rank(b);
+    return s_rank_cmp(&ra, &rb);
 }
 
 /* ---- gang membership ------------------------------------------------------------------------------------------- */
@@ -121,6 +136,7 @@ typedef struct {
     char gang[320];
     const rf__kpod_t *pod;
     const char *node; /* bound or assumed node, NULL when pending */
+    s_rank_t rank;    /* read once: the sort compares ranks n log n times */
 } s_item_t;
 
 static int s_item_cmp(const void *x, const void *y)
@@ -132,7 +148,7 @@ static int s_item_cmp(const void *x, const void *y)
     c = strcmp(a->pod->sig, b->pod->sig);
     if (c)
         return c;
-    return rf__pod_rank_cmp(a->pod, b->pod);
+    return s_rank_cmp(&a->rank, &b->rank);
 }
 
 static int s_node_cmp(const void *x, const void *y)
@@ -324,6 +340,7 @@ static rf_status s_usage(s_build_t *b, rf_error_t *err)
         }
         it->pod = p;
         it->node = on;
+        it->rank = s_rank(p);
     }
     qsort(b->items, (size_t)b->n_items, sizeof *b->items, s_item_cmp);
     return RF_OK;

@@ -16,6 +16,8 @@
 #                                 (a program, not a shell function: a function would leave its child)
 #   audit_used                    the watcher identity's requests: "verb group resource sub code count"
 #   expect NAME CMD... / expect_not NAME CMD... / finish
+#   wait_for SECONDS CMD...       CMD until it succeeds, every 0.2 s; at the end its last status
+#   in_log TEXT [NAME]            watcher NAME's log (default a) has TEXT
 set -uo pipefail
 bin_dir=${1:?usage: $0 BIN_DIR SOURCE_DIR}
 src_dir=${2:?usage: $0 BIN_DIR SOURCE_DIR}
@@ -157,6 +159,15 @@ expect() {
         echo "$out" | tail -15 | sed 's/^/      | /'
     fi
 }
+
+wait_for() {
+    local end=$((SECONDS + $1))
+    shift
+    while ((SECONDS < end)); do "$@" && return 0; sleep 0.2; done
+    "$@"
+}
+
+in_log() { grep -q "$1" "$work/watch.${2:-a}.log"; }
 
 # Pass when CMD fails (exit non-zero).
 expect_not() {

@@ -33,13 +33,6 @@ names() { # names GANG N: "default/GANG-0 ... default/GANG-(N-1)", sorted
 evict_asked() { k audit-names "$KUBE_DIR/audit.log" "$KUBE_WATCH_USER" eviction | awk '{print $1}' | sort -u | tr '\n' ' '; }
 evicted() { k audit-names "$KUBE_DIR/audit.log" "$KUBE_WATCH_USER" eviction | awk '$3 == 201 {print $1}' | sort -u | tr '\n' ' '; }
 preempted_events() { k events default --reason Preempted | grep -F "make room for default/$1" | awk '{print "default/" $1}' | sort -u | tr '\n' ' '; }
-in_log() { grep -q "$1" "$work/watch.a.log"; }
-wait_for() { # wait_for SECONDS CMD...
-    local end=$((SECONDS + $1))
-    shift
-    while ((SECONDS < end)); do "$@" && return 0; sleep 0.2; done
-    "$@"
-}
 same() { [[ "$1" == "$2" ]] || { echo "got:      $1"; echo "expected: $2"; return 1; }; }
 
 # evicted pods stay Terminating (holding their room) until the test ends them

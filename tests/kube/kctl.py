@@ -435,11 +435,9 @@ def check(api, levels):
             continue
         node = p["spec"].get("nodeName")
         if node:
-            u = used.setdefault(node, {"pods": 0})
-            u["pods"] += 1
-            for c in p["spec"]["containers"]:
-                for r, v in ((c.get("resources") or {}).get("requests") or {}).items():
-                    u[r] = u.get(r, 0) + qty(r, v)
+            u = used.setdefault(node, {})
+            for r, v in pod_usage(p).items():
+                u[r] = u.get(r, 0) + v
         g = gang_of(p)
         if g and not p["metadata"].get("deletionTimestamp"):
             gangs.setdefault((p["metadata"]["namespace"], g), []).append(p)
@@ -615,19 +613,24 @@ def cmd_pdb(api, a):
     sys.exit("pdb: the server serves neither policy/v1 nor policy/v1beta1")
 
 
-def cmd_audit_names(a):
-    with open(a.file) as fh:
+def audit_events(path):
+    """The audit log's events (one JSON object a line; torn lines skipped)."""
+    with open(path) as fh:
         for line in fh:
             try:
-                ev = json.loads(line)
+                yield json.loads(line)
             except ValueError:
                 continue
-            o = ev.get("objectRef") or {}
-            if (ev.get("stage") != "ResponseComplete" or (ev.get("user") or {}).get("username") != a.user or
-                    o.get("resource") != "pods" or (o.get("subresource") or "") != a.sub):
-                continue
-            print("%s/%s %s %s" % (o.get("namespace"), o.get("name"), o.get("apiVersion"),
-                                   (ev.get("responseStatus") or {}).get("code")))
+
+
+def cmd_audit_names(a):
+    for ev in audit_events(a.file):
+        o = ev.get("objectRef") or {}
+        if (ev.get("stage") != "ResponseComplete" or (ev.get("user") or {}).get("username") != a.user or
+                o.get("resource") != "pods" or (o.get("subresource") or "") != a.sub):
+            continue
+        print("%s/%s %s %s" % (o.get("namespace"), o.get("name"), o.get("apiVersion"),
+                               (ev.get("responseStatus") or {}).get("code")))
     return 0
 
 
@@ -734,17 +737,12 @@ def cmd_rbac_check(api, a):
                     problems.append("allowed but not in the file: %s %s/%s ns=%s name=%s" % (v, g or "core", res,
                                                                                             ns, name))
     used = set()
-    with open(a.audit) as fh:
-        for line in fh:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            if (ev.get("user") or {}).get("username") != a.user:
-                continue
-            o = ev.get("objectRef") or {}
-            res = o.get("resource", "") + ("/" + o["subresource"] if o.get("subresource") else "")
-            used.add((ev.get("verb"), o.get("apiGroup") or "", res))
+    for ev in audit_events(a.audit):
+        if (ev.get("user") or {}).get("username") != a.user:
+            continue
+        o = ev.get("objectRef") or {}
+        res = o.get("resource", "") + ("/" + o["subresource"] if o.get("subresource") else "")
+        used.add((ev.get("verb"), o.get("apiGroup") or "", res))
     excused = {}
     with open(a.exceptions) as fh:
         for line in fh:
@@ -777,25 +775,20 @@ def cmd_bind_time(a):
     prefix = a.gang + "-"
     created = bound = None
     n_bind = n_patch = 0
-    with open(a.file) as fh:
-        for line in fh:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            o = ev.get("objectRef") or {}
-            if ev.get("stage") != "ResponseComplete" or o.get("namespace") != a.ns or o.get("resource") != "pods":
-                continue
-            name, code = o.get("name") or "", (ev.get("responseStatus") or {}).get("code")
-            if ev["verb"] == "create" and not o.get("subresource") and code == 201:
-                # a create's objectRef has no name in v1.20's audit: match the gang by request URI order instead
-                created = audit_ts(ev)
-            elif ev["verb"] == "create" and o.get("subresource") == "binding" and name.startswith(prefix):
-                n_bind += 1
-                if code == 201:
-                    bound = audit_ts(ev)
-            elif ev["verb"] == "patch" and not o.get("subresource") and name.startswith(prefix):
-                n_patch += 1
+    for ev in audit_events(a.file):
+        o = ev.get("objectRef") or {}
+        if ev.get("stage") != "ResponseComplete" or o.get("namespace") != a.ns or o.get("resource") != "pods":
+            continue
+        name, code = o.get("name") or "", (ev.get("responseStatus") or {}).get("code")
+        if ev["verb"] == "create" and not o.get("subresource") and code == 201:
+            # a create's objectRef has no name in v1.20's audit: match the gang by request URI order instead
+            created = audit_ts(ev)
+        elif ev["verb"] == "create" and o.get("subresource") == "binding" and name.startswith(prefix):
+            n_bind += 1
+            if code == 201:
+                bound = audit_ts(ev)
+        elif ev["verb"] == "patch" and not o.get("subresource") and name.startswith(prefix):
+            n_patch += 1
     if created is None or bound is None:
         print("bind-time: no creation or no binding of %s/%s* in %s" % (a.ns, prefix, a.file))
         return 1
@@ -805,20 +798,15 @@ def cmd_bind_time(a):
 
 def cmd_audit(a):
     counts = {}
-    with open(a.file) as fh:
-        for line in fh:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            if ev.get("stage") != "ResponseComplete" or (ev.get("user") or {}).get("username") != a.user:
-                continue
-            if a.outside and a.outside[0] <= audit_ts(ev) <= a.outside[1]:
-                continue
-            o = ev.get("objectRef") or {}
-            key = "%s %s %s %s %s" % (ev.get("verb"), o.get("apiGroup") or "core", o.get("resource", "-"),
-                                      o.get("subresource") or "-", (ev.get("responseStatus") or {}).get("code"))
-            counts[key] = counts.get(key, 0) + 1
+    for ev in audit_events(a.file):
+        if ev.get("stage") != "ResponseComplete" or (ev.get("user") or {}).get("username") != a.user:
+            continue
+        if a.outside and a.outside[0] <= audit_ts(ev) <= a.outside[1]:
+            continue
+        o = ev.get("objectRef") or {}
+        key = "%s %s %s %s %s" % (ev.get("verb"), o.get("apiGroup") or "core", o.get("resource", "-"),
+                                  o.get("subresource") or "-", (ev.get("responseStatus") or {}).get("code"))
+        counts[key] = counts.get(key, 0) + 1
     for k in sorted(counts):
         print("%s %d" % (k, counts[k]))
     return 0

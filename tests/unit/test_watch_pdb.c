@@ -6,10 +6,18 @@
  * running gang it protects (watcher/gangs.c): sent as not preemptible when
  * evicting it whole would take more disruptions than its budget allows, or a
  * pod of it has two budgets (the Eviction API refuses both); budgets arrive
- * through watch events (watcher/watch.c) and the next plan follows them. */
+ * through watch events (watcher/watch.c) and the next plan follows them.
+ * The list+watch on loopback: a server without policy/v1 (before 1.21)
+ * answers 404 there, and the budgets are read as policy/v1beta1 (the cache's
+ * `older` bit set); a server with neither leaves the kind synced and empty. */
 #include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../support/leak.h"
 #include "arena.h"
@@ -221,6 +229,126 @@ Test(watch_pdb, budgets_protect_running_gangs)
     cr_assert(!s_preemptible(c, "ns/other"), "policy/v1: an empty selector selects the namespace's every pod");
     c->older |= 1u << RF_KIND_PDB;
     cr_assert(s_preemptible(c, "ns/other"), "policy/v1beta1: an empty selector selects nothing");
+    rf__cache_destroy(&c);
+    rf_test_no_leaks();
+}
+
+/* ---- the list+watch's fallback, on loopback ------------------------------------------------------------------ */
+
+typedef struct {
+    int fd, port;
+    bool beta; /* serves policy/v1beta1 (a 1.20 server); else neither version */
+    atomic_int stop, v1, v1beta1;
+} s_srv_t;
+
+static void *s_serve(void *arg)
+{
+    s_srv_t *s = arg;
+    while (!s->stop) {
+        int c = accept(s->fd, NULL, NULL);
+        if (c < 0)
+            continue;
+        char buf[4096];
+        ssize_t n = recv(c, buf, sizeof buf - 1, 0);
+        buf[n > 0 ? n : 0] = '\0';
+        int st = 404;
+        const char *body = "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"NotFound\",\"code\":404}";
+        if (strstr(buf, "GET /apis/policy/v1/"))
+            atomic_fetch_add(&s->v1, 1);
+        if (strstr(buf, "GET /apis/policy/v1beta1/")) {
+            atomic_fetch_add(&s->v1beta1, 1);
+            if (s->beta) {
+                st = 200;
+                body = strstr(buf, "watch=1")
+                           ? ""
+                           : "{\"kind\":\"PodDisruptionBudgetList\",\"apiVersion\":\"policy/v1beta1\",\"metadata\":"
+                             "{\"resourceVersion\":\"5\"},\"items\":[{\"metadata\":{\"namespace\":\"ns\",\"name\":"
+                             "\"b\",\"generation\":1},\"spec\":{\"selector\":{}},\"status\":{\"observedGeneration\":"
+                             "1,\"disruptionsAllowed\":1}}]}";
+            }
+        }
+        char out[2048];
+        int m = snprintf(out, sizeof out,
+                         "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                         "Connection: close\r\n\r\n%s",
+                         st, strlen(body), body);
+        send(c, out, (size_t)m, MSG_NOSIGNAL);
+        close(c);
+    }
+    return NULL;
+}
+
+/* Run the PodDisruptionBudgets' watch thread against a server until the kind is synced. */
+static void s_watch_against(bool beta, s_srv_t *srv, rf__cache_t *c)
+{
+    srv->beta = beta;
+    srv->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sin;
+    cr_assert_eq(bind(srv->fd, (struct sockaddr *)&sin, sizeof sin), 0);
+    listen(srv->fd, 16);
+    getsockname(srv->fd, (struct sockaddr *)&sin, &len);
+    srv->port = ntohs(sin.sin_port);
+    struct timeval tv = {.tv_sec = 0, .tv_usec = 100000};
+    setsockopt(srv->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    pthread_t st, wt;
+    pthread_create(&st, NULL, s_serve, srv);
+    rf_error_t err;
+    rf__kube_global_init(&err);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", srv->port);
+    rf__kubeconfig_t kc = {.server = url, .token = "t"};
+    rf__kube_t *kube = rf__kube_new(&kc, &err);
+    cr_assert_not_null(kube);
+    atomic_int stop = 0;
+    rf__watch_t w = {.kube = kube,
+                     .cache = c,
+                     .kind = RF_KIND_PDB,
+                     .path = "/apis/policy/v1/poddisruptionbudgets",
+                     .older = "/apis/policy/v1beta1/poddisruptionbudgets",
+                     .stop = &stop,
+                     .timeout_s = 30};
+    pthread_create(&wt, NULL, rf__watch_run, &w);
+    bool synced = false;
+    for (int i = 0; i < 200 && !synced; i++) {
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        rf__cache_lock(c);
+        synced = c->synced & (1u << RF_KIND_PDB);
+        rf__cache_unlock(c);
+    }
+    atomic_store(&stop, 1);
+    pthread_join(wt, NULL);
+    srv->stop = 1;
+    pthread_join(st, NULL);
+    close(srv->fd);
+    rf__kube_destroy(&kube);
+    cr_assert(synced, "the budgets' kind is synced");
+}
+
+Test(watch_pdb, list_falls_back_to_v1beta1)
+{
+    rf__cache_t *c = rf__cache_new(1u << RF_KIND_PDB);
+    s_srv_t srv = {0};
+    s_watch_against(true, &srv, c);
+    cr_assert_eq(srv.v1, 1, "policy/v1 asked once, answered 404");
+    cr_assert_geq(srv.v1beta1, 1);
+    cr_assert(c->older & (1u << RF_KIND_PDB), "read as policy/v1beta1");
+    const rf__kpdb_t *d = rf__cache_get(c, RF_KIND_PDB, "ns/b");
+    cr_assert_not_null(d, "the budget listed as v1beta1 is in the cache");
+    cr_assert_eq(d->allowed, 1);
+    rf__kpod_t *p = s_kpod("ns", "\"app\":\"x\"");
+    cr_assert(!rf__kpdb_selects(d, p, c->older & (1u << RF_KIND_PDB)), "its empty selector selects nothing there");
+    rf__kpod_destroy(&p);
+    rf__cache_destroy(&c);
+
+    c = rf__cache_new(1u << RF_KIND_PDB);
+    s_srv_t none = {0};
+    s_watch_against(false, &none, c);
+    cr_assert_geq(none.v1, 1);
+    cr_assert_geq(none.v1beta1, 1);
+    cr_assert_eq(c->older & (1u << RF_KIND_PDB), 0u, "neither served: looked for as policy/v1 first next time");
+    cr_assert_eq(c->maps[RF_KIND_PDB].n, 0, "synced and empty");
     rf__cache_destroy(&c);
     rf_test_no_leaks();
 }

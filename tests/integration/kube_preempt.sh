@@ -76,6 +76,8 @@ expect "... (the victims were Terminating all that time)" eval '(($(k nodes-of d
 k finish default lowa >/dev/null
 expect "once the victims are gone the preemptor is bound whole" k wait-bound default high 4 --timeout 30
 expect "... in the rack they freed" eval 'same "$(racks_of high)" "$rack_a"'
+expect "... each on the node it was nominated to" eval '[[ -z "$(k nodes-of default high | awk '"'"'$3 != "-" && $3 != $2'"'"')" ]]'
+k nodes-of default high | sed 's/^/      | bound (pod node nominated): /'
 expect "the protected gang was never touched (no eviction asked, same nodes)" \
     eval '[[ "$(evict_asked)" != *lowb* && "$(k nodes-of default lowb)" == "$before_b" ]]'
 expect "no node over capacity, no partial gang, required domains kept" k check

@@ -27,7 +27,8 @@ $KUBE_ADMIN_TOKEN unless --token says otherwise; server $KUBE_API.
                                             allocatable: one line per sample, "violation ..." when over
   kctl.py nominated NS GANG N [--timeout S] N pods of the gang are pending (no node) with
                                             status.nominatedNodeName set; prints pod=node pairs
-  kctl.py nodes-of NS GANG                  "POD NODE" of the gang's bound pods, sorted
+  kctl.py nodes-of NS GANG                  "POD NODE NOMINATED" of the gang's bound pods, sorted
+                                            (NOMINATED: status.nominatedNodeName, or -)
   kctl.py events NS --reason R              "POD MESSAGE" of every core/v1 Event with that reason
   kctl.py pdb NS NAME --match K=V --allowed N
                                             a PodDisruptionBudget (policy/v1, else v1beta1) selecting
@@ -578,7 +579,8 @@ def cmd_nominated(api, a):
 def cmd_nodes_of(api, a):
     for p in sorted(gang_pods(api, a.ns, a.gang), key=lambda p: p["metadata"]["name"]):
         if p["spec"].get("nodeName"):
-            print("%s %s" % (p["metadata"]["name"], p["spec"]["nodeName"]))
+            print("%s %s %s" % (p["metadata"]["name"], p["spec"]["nodeName"],
+                                (p.get("status") or {}).get("nominatedNodeName") or "-"))
     return 0
 
 

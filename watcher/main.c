@@ -144,6 +144,7 @@ static int s_threads(s_app_t *a, rf_error_t *err)
                                       .kind = (rf__kind)k,
                                       .path = paths[k],
                                       .older = older[k],
+                                      .optional = k == RF_KIND_PDB,
                                       .stop = &s_stop,
                                       .timeout_s = a->cfg.watch_timeout_s};
         a->started[k] = pthread_create(&a->wt[k], NULL, rf__watch_run, &a->watches[k]) == 0;

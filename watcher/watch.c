@@ -153,8 +153,11 @@ static rf_status s_list(rf__watch_t *w, rf__kconn_t *conn, char *rv, size_t rv_c
             goto done;
         }
         if (resp.status != 200) {
-            rc = resp.status == 404 ? RF_ENOTFOUND : resp.status == 410 ? RF_ESTALE : RF_EIO;
-            if (rc != RF_ENOTFOUND)
+            rc = resp.status == 404                  ? RF_ENOTFOUND
+                 : resp.status == 410                ? RF_ESTALE
+                 : resp.status == 403 && w->optional ? RF_EUNSUPPORTED
+                                                     : RF_EIO;
+            if (rc != RF_ENOTFOUND && rc != RF_EUNSUPPORTED)
                 rf__log(RF_LOG_WARN, "list %s: HTTP %ld: %.200s", s_kind_names[w->kind], resp.status, resp.body);
             rf__kresp_fini(&resp);
             goto done;
@@ -252,6 +255,16 @@ void *rf__watch_run(void *arg)
                         s_kind_names[w->kind]);
                 s_sleep(30, w->stop);
                 continue;
+            }
+            if (s == RF_EUNSUPPORTED) { /* ready without them (what was listed before stays), and keep asking */
+                rf__log(RF_LOG_WARN,
+                        "listing %s is forbidden (403): going on without them; grant list and watch "
+                        "on them (deploy/rbac.yaml)",
+                        s_kind_names[w->kind]);
+                rf__cache_lock(w->cache);
+                w->cache->synced |= 1u << w->kind;
+                rf__cache_touch(w->cache);
+                rf__cache_unlock(w->cache);
             }
             if (s != RF_OK) {
                 atomic_fetch_add(&w->errors, 1);

@@ -9,7 +9,9 @@
  * through watch events (watcher/watch.c) and the next plan follows them.
  * The list+watch on loopback: a server without policy/v1 (before 1.21)
  * answers 404 there, and the budgets are read as policy/v1beta1 (the cache's
- * `older` bit set); a server with neither leaves the kind synced and empty. */
+ * `older` bit set); a server with neither leaves the kind synced and empty,
+ * and so does one whose RBAC forbids listing them (403: the watcher is ready
+ * without them). */
 #include <criterion/criterion.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -237,7 +239,9 @@ Test(watch_pdb, budgets_protect_running_gangs)
 
 typedef struct {
     int fd, port;
-    bool beta; /* serves policy/v1beta1 (a 1.20 server); else neither version */
+    bool beta;   /* serves policy/v1beta1 (a 1.20 server); else neither version */
+    bool forbid; /* answers everything 403 (RBAC without the budgets) */
+    atomic_int forbidden;
     atomic_int stop, v1, v1beta1;
 } s_srv_t;
 
@@ -266,6 +270,11 @@ static void *s_serve(void *arg)
                              "\"b\",\"generation\":1},\"spec\":{\"selector\":{}},\"status\":{\"observedGeneration\":"
                              "1,\"disruptionsAllowed\":1}}]}";
             }
+        }
+        if (s->forbid) {
+            atomic_fetch_add(&s->forbidden, 1);
+            st = 403;
+            body = "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"Forbidden\",\"code\":403}";
         }
         char out[2048];
         int m = snprintf(out, sizeof out,
@@ -306,6 +315,7 @@ static void s_watch_against(bool beta, s_srv_t *srv, rf__cache_t *c)
                      .kind = RF_KIND_PDB,
                      .path = "/apis/policy/v1/poddisruptionbudgets",
                      .older = "/apis/policy/v1beta1/poddisruptionbudgets",
+                     .optional = true,
                      .stop = &stop,
                      .timeout_s = 30};
     pthread_create(&wt, NULL, rf__watch_run, &w);
@@ -349,6 +359,14 @@ Test(watch_pdb, list_falls_back_to_v1beta1)
     cr_assert_geq(none.v1beta1, 1);
     cr_assert_eq(c->older & (1u << RF_KIND_PDB), 0u, "neither served: looked for as policy/v1 first next time");
     cr_assert_eq(c->maps[RF_KIND_PDB].n, 0, "synced and empty");
+    rf__cache_destroy(&c);
+
+    c = rf__cache_new(1u << RF_KIND_PDB);
+    s_srv_t forbid = {.forbid = true};
+    s_watch_against(false, &forbid, c);
+    cr_assert_geq(forbid.forbidden, 1);
+    cr_assert_eq(forbid.v1beta1, 0, "a 403 is not a missing version: v1beta1 is not tried");
+    cr_assert_eq(c->maps[RF_KIND_PDB].n, 0, "forbidden: synced (ready) and empty");
     rf__cache_destroy(&c);
     rf_test_no_leaks();
 }

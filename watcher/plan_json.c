@@ -8,6 +8,19 @@
 #include "jw.h"
 #include "rackfit/quantity.h"
 
+/* `"key":` then an integer, or a string (escaped). */
+static void s_kint(rf__jw_t *w, const char *key, long long v)
+{
+    rf__jw_key(w, key);
+    rf__jw_printf(w, "%lld", v);
+}
+
+static void s_kstr(rf__jw_t *w, const char *key, const char *v)
+{
+    rf__jw_key(w, key);
+    rf__jw_str(w, v);
+}
+
 static void s_res(rf__jw_t *w, const char *key, const rf__res_t *r, int64_t pods)
 {
     rf__jw_key(w, key);
@@ -22,8 +35,7 @@ static void s_res(rf__jw_t *w, const char *key, const rf__res_t *r, int64_t pods
             rf__jw_printf(w, "%lld", (long long)r->vals[i]);
     }
     if (pods >= 0) {
-        rf__jw_key(w, "pods");
-        rf__jw_printf(w, "%lld", (long long)pods);
+        s_kint(w, "pods", pods);
     }
     rf__jw_puts(w, "}");
 }
@@ -61,20 +73,16 @@ static void s_taints(rf__jw_t *w, const char *key, const rf__taint_t *t, int32_t
         rf__jw_sep(w);
         rf__jw_puts(w, "{");
         if (*t[k].key || !tolerations) {
-            rf__jw_key(w, "key");
-            rf__jw_str(w, t[k].key);
+            s_kstr(w, "key", t[k].key);
         }
         if (tolerations) {
-            rf__jw_key(w, "operator");
-            rf__jw_str(w, t[k].op);
+            s_kstr(w, "operator", t[k].op);
         }
         if (*t[k].value) {
-            rf__jw_key(w, "value");
-            rf__jw_str(w, t[k].value);
+            s_kstr(w, "value", t[k].value);
         }
         if (*t[k].effect || !tolerations) {
-            rf__jw_key(w, "effect");
-            rf__jw_str(w, t[k].effect);
+            s_kstr(w, "effect", t[k].effect);
         }
         rf__jw_puts(w, "}");
     }
@@ -108,12 +116,9 @@ static void s_pod_set(rf__jw_t *w, const rf__gset_t *set, const rf__pset_spec_t 
     const rf__kpod_t *p = ps->pod;
     rf__jw_sep(w);
     rf__jw_puts(w, "{");
-    rf__jw_key(w, "name");
-    rf__jw_str(w, set->name);
-    rf__jw_key(w, "count");
-    rf__jw_printf(w, "%lld", (long long)set->count);
-    rf__jw_key(w, "min_count");
-    rf__jw_printf(w, "%lld", (long long)ps->min_count);
+    s_kstr(w, "name", set->name);
+    s_kint(w, "count", set->count);
+    s_kint(w, "min_count", ps->min_count);
     s_res(w, "requests", &p->requests, -1);
     rf__jw_key(w, "node_selector");
     rf__jw_puts(w, "{");
@@ -134,12 +139,10 @@ static void s_pod_set(rf__jw_t *w, const rf__gset_t *set, const rf__pset_spec_t 
         rf__jw_key(w, "topology");
         rf__jw_puts(w, "{");
         if (ps->required) {
-            rf__jw_key(w, "required");
-            rf__jw_str(w, ps->required);
+            s_kstr(w, "required", ps->required);
         }
         if (ps->preferred) {
-            rf__jw_key(w, "preferred");
-            rf__jw_str(w, ps->preferred);
+            s_kstr(w, "preferred", ps->preferred);
         }
         rf__jw_puts(w, "}");
     }
@@ -162,10 +165,8 @@ static void s_gangs(rf__jw_t *w, const rf__plan_spec_t *spec, const rf__plan_t *
         const rf__pgang_spec_t *gs = &spec->gangs[plan->sent[j]];
         rf__jw_sep(w);
         rf__jw_puts(w, "{");
-        rf__jw_key(w, "name");
-        rf__jw_str(w, g->name);
-        rf__jw_key(w, "priority");
-        rf__jw_printf(w, "%lld", (long long)gs->priority);
+        s_kstr(w, "name", g->name);
+        s_kint(w, "priority", gs->priority);
         rf__jw_key(w, "bandwidth");
         rf__jw_printf(w, "%.17g", gs->bandwidth);
         rf__jw_key(w, "pod_sets");
@@ -186,10 +187,8 @@ static void s_running(rf__jw_t *w, const rf__plan_spec_t *spec, const rf__plan_t
         const rf__prun_spec_t *rs = &spec->running[r];
         rf__jw_sep(w);
         rf__jw_puts(w, "{");
-        rf__jw_key(w, "name");
-        rf__jw_str(w, plan->running[r].name);
-        rf__jw_key(w, "priority");
-        rf__jw_printf(w, "%lld", (long long)plan->running[r].priority);
+        s_kstr(w, "name", plan->running[r].name);
+        s_kint(w, "priority", plan->running[r].priority);
         rf__jw_key(w, "bandwidth");
         rf__jw_printf(w, "%.17g", rs->bandwidth);
         rf__jw_key(w, "preemptible");
@@ -220,8 +219,7 @@ static void s_node(rf__jw_t *w, const rf__plan_spec_t *spec, int32_t i, const s_
     const rf__knode_t *n = spec->nodes[i];
     rf__jw_sep(w);
     rf__jw_puts(w, "{");
-    rf__jw_key(w, "name");
-    rf__jw_str(w, n->name);
+    s_kstr(w, "name", n->name);
     rf__jw_key(w, "labels");
     rf__jw_puts(w, "{");
     for (int32_t k = 0; k < n->labels.n; k++) {

@@ -60,15 +60,9 @@ void rf__binder_unevictable_add(rf__binder_t *b, const char *gang)
             pthread_mutex_unlock(&b->mu);
             return;
         }
-    if (b->n_unevictable == b->cap_unevictable) {
-        int32_t cap = b->cap_unevictable ? b->cap_unevictable * 2 : 8;
-        rf__hold_t *p = realloc(b->unevictable, (size_t)cap * sizeof *p);
-        if (p) {
-            b->unevictable = p;
-            b->cap_unevictable = cap;
-        }
-    }
-    char *g = b->n_unevictable < b->cap_unevictable ? strdup(gang) : NULL;
+    char *g = rf__grow((void **)&b->unevictable, b->n_unevictable, &b->cap_unevictable, sizeof *b->unevictable)
+                  ? strdup(gang)
+                  : NULL;
     if (g)
         b->unevictable[b->n_unevictable++] = (rf__hold_t){.gang = g, .until = until};
     pthread_mutex_unlock(&b->mu);
@@ -157,8 +151,33 @@ rf__krun_t rf__binder_krun(rf__binder_t *b, rf__kmulti_t *multi)
 
 /* ---- shared state (under mu) ----------------------------------------------------------------------------------- */
 
-/* Grow an array of `size`-byte elements to hold one more; false on OOM. */
-static bool s_grow(void **p, int32_t n, int32_t *cap, size_t size)
+char *rf__pod_path(const char *ns, const char *name, const char *sub)
+{
+    rf__jw_t w;
+    rf__jw_init(&w);
+    rf__jw_printf(&w, "/api/v1/namespaces/%s/pods/%s%s%s", ns, name, sub ? "/" : "", sub ? sub : "");
+    return rf__jw_take(&w, NULL);
+}
+
+char *rf__annotation_patch(const char *uid, const char *key, const char *value)
+{
+    rf__jw_t w;
+    rf__jw_init(&w);
+    rf__jw_puts(&w, "{\"metadata\":{");
+    if (uid) {
+        rf__jw_puts(&w, "\"uid\":");
+        rf__jw_str(&w, uid);
+        rf__jw_puts(&w, ",");
+    }
+    rf__jw_puts(&w, "\"annotations\":{");
+    rf__jw_str(&w, key);
+    rf__jw_puts(&w, ":");
+    rf__jw_str(&w, value);
+    rf__jw_puts(&w, "}}}");
+    return rf__jw_take(&w, NULL);
+}
+
+bool rf__grow(void **p, int32_t n, int32_t *cap, size_t size)
 {
     if (n < *cap)
         return true;
@@ -254,7 +273,7 @@ void rf__binder_hold(rf__binder_t *b, const char *gang)
 {
     pthread_mutex_lock(&b->mu);
     rf__hold_t *h = s_hold_find(b, gang);
-    if (!h && s_grow((void **)&b->holds, b->n_holds, &b->cap_holds, sizeof *b->holds)) {
+    if (!h && rf__grow((void **)&b->holds, b->n_holds, &b->cap_holds, sizeof *b->holds)) {
         h = &b->holds[b->n_holds];
         *h = (rf__hold_t){.gang = strdup(gang)};
         if (h->gang)
@@ -302,7 +321,7 @@ static void s_requeue_set_until(rf__binder_t *b, rf__requeue_t *r)
 static rf__requeue_t *s_requeue_get_or_add(rf__binder_t *b, const char *gang)
 {
     rf__requeue_t *r = s_requeue_find(b, gang);
-    if (r || !s_grow((void **)&b->requeues, b->n_requeues, &b->cap_requeues, sizeof *b->requeues))
+    if (r || !rf__grow((void **)&b->requeues, b->n_requeues, &b->cap_requeues, sizeof *b->requeues))
         return r;
     r = &b->requeues[b->n_requeues];
     *r = (rf__requeue_t){.gang = strdup(gang)};
@@ -375,7 +394,7 @@ void rf__binder_requeue_restore(rf__binder_t *b, const char *gang, int count, do
 void rf__binder_busy(rf__binder_t *b, const char *gang, int delta)
 {
     pthread_mutex_lock(&b->mu);
-    if (delta > 0 && s_grow((void **)&b->busy, b->n_busy, &b->cap_busy, sizeof *b->busy)) {
+    if (delta > 0 && rf__grow((void **)&b->busy, b->n_busy, &b->cap_busy, sizeof *b->busy)) {
         char *g = strdup(gang);
         if (g)
             b->busy[b->n_busy++] = g;
@@ -408,7 +427,7 @@ static void s_hand_over(rf__binder_t *b, const char *gang, const char *attempt, 
     rf__follow_t f = {
         .gang = strdup(gang), .attempt = strdup(attempt), .pods = pods, .n = n, .since = rf__now(), .seen_at = seen_at};
     pthread_mutex_lock(&b->mu);
-    bool ok = f.gang && f.attempt && s_grow((void **)&b->bound, b->n_bound, &b->cap_bound, sizeof *b->bound);
+    bool ok = f.gang && f.attempt && rf__grow((void **)&b->bound, b->n_bound, &b->cap_bound, sizeof *b->bound);
     if (ok)
         b->bound[b->n_bound++] = f;
     pthread_mutex_unlock(&b->mu);
@@ -543,10 +562,8 @@ int rf__binder_rollback(rf__binder_t *b, rf__kmulti_t *multi, const char *gang, 
     for (int i = 0; i < n; i++) {
         if (sel && !sel[i])
             continue;
+        reqs[m].path = rf__pod_path(pods[i].ns, pods[i].name, NULL);
         rf__jw_t w;
-        rf__jw_init(&w);
-        rf__jw_printf(&w, "/api/v1/namespaces/%s/pods/%s", pods[i].ns, pods[i].name);
-        reqs[m].path = rf__jw_take(&w, NULL);
         rf__jw_init(&w);
         rf__jw_puts(&w, "{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\",\"preconditions\":{\"uid\":");
         rf__jw_str(&w, pods[i].uid);
@@ -582,24 +599,12 @@ static bool s_bind_requests(const rf__decision_t *d, const char *attempt, rf__kr
     int n = d->n_binds;
     for (int i = 0; i < n; i++) {
         const rf__bind_t *p = &d->binds[i];
-        rf__jw_t w;
-        rf__jw_init(&w);
-        rf__jw_printf(&w, "/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
-        intent[i].path = rf__jw_take(&w, NULL);
-        rf__jw_init(&w);
         char val[400];
         snprintf(val, sizeof val, "%s %s %d", attempt, p->node, n);
-        rf__jw_puts(&w, "{\"metadata\":{\"uid\":");
-        rf__jw_str(&w, p->uid);
-        rf__jw_puts(&w, ",\"annotations\":{");
-        rf__jw_str(&w, RF_ANN_INTENT);
-        rf__jw_puts(&w, ":");
-        rf__jw_str(&w, val);
-        rf__jw_puts(&w, "}}}");
-        intent[i].body = rf__jw_take(&w, NULL);
-        rf__jw_init(&w);
-        rf__jw_printf(&w, "/api/v1/namespaces/%s/pods/%s/binding", p->ns, p->name);
-        bind[i].path = rf__jw_take(&w, NULL);
+        intent[i].path = rf__pod_path(p->ns, p->name, NULL);
+        intent[i].body = rf__annotation_patch(p->uid, RF_ANN_INTENT, val);
+        bind[i].path = rf__pod_path(p->ns, p->name, "binding");
+        rf__jw_t w;
         rf__jw_init(&w);
         rf__jw_puts(&w, "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":");
         rf__jw_str(&w, p->name);

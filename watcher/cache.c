@@ -17,7 +17,7 @@ static uint64_t s_hash(const char *s)
     return h;
 }
 
-static void s_obj_destroy(rf__kind kind, void *obj)
+void rf__kobj_destroy(rf__kind kind, void *obj)
 {
     if (kind == RF_KIND_NODE) {
         rf__knode_t *n = obj;
@@ -25,9 +25,12 @@ static void s_obj_destroy(rf__kind kind, void *obj)
     } else if (kind == RF_KIND_POD) {
         rf__kpod_t *p = obj;
         rf__kpod_destroy(&p);
-    } else {
+    } else if (kind == RF_KIND_PODGROUP) {
         rf__kpodgroup_t *g = obj;
         rf__kpodgroup_destroy(&g);
+    } else {
+        rf__kpdb_t *d = obj;
+        rf__kpdb_destroy(&d);
     }
 }
 
@@ -37,8 +40,10 @@ void rf__cache_key(rf__kind kind, const void *obj, char *buf, size_t cap)
         snprintf(buf, cap, "%s", ((const rf__knode_t *)obj)->name);
     else if (kind == RF_KIND_POD)
         snprintf(buf, cap, "%s/%s", ((const rf__kpod_t *)obj)->ns, ((const rf__kpod_t *)obj)->name);
-    else
+    else if (kind == RF_KIND_PODGROUP)
         snprintf(buf, cap, "%s/%s", ((const rf__kpodgroup_t *)obj)->ns, ((const rf__kpodgroup_t *)obj)->name);
+    else
+        snprintf(buf, cap, "%s/%s", ((const rf__kpdb_t *)obj)->ns, ((const rf__kpdb_t *)obj)->name);
 }
 
 /* Slot holding `key`, or -1. */
@@ -81,7 +86,7 @@ static void s_map_fini(rf__kmap_t *m, rf__kind kind)
 {
     for (int32_t i = 0; i < m->n; i++) {
         free(m->items[i].key);
-        s_obj_destroy(kind, m->items[i].obj);
+        rf__kobj_destroy(kind, m->items[i].obj);
     }
     free(m->items);
     free(m->slots);
@@ -156,7 +161,7 @@ rf_status rf__cache_put(rf__cache_t *c, rf__kind kind, void *obj)
             /* the same pod was first seen when the old version was; a new uid is a new pod */
             new->seen = strcmp(old->uid, new->uid) == 0 ? old->seen : rf__now();
         }
-        s_obj_destroy(kind, e->obj);
+        rf__kobj_destroy(kind, e->obj);
         e->obj = obj;
         e->mark = true;
         return RF_OK;
@@ -168,7 +173,7 @@ rf_status rf__cache_put(rf__cache_t *c, rf__kind kind, void *obj)
         while ((m->n + 1) * 2 >= want)
             want *= 2;
         if (!s_rehash(m, want)) {
-            s_obj_destroy(kind, obj);
+            rf__kobj_destroy(kind, obj);
             return RF_ENOMEM;
         }
     }
@@ -176,7 +181,7 @@ rf_status rf__cache_put(rf__cache_t *c, rf__kind kind, void *obj)
         int32_t cap = m->cap ? m->cap * 2 : 64;
         rf__kentry_t *items = realloc(m->items, (size_t)cap * sizeof *items);
         if (!items) {
-            s_obj_destroy(kind, obj);
+            rf__kobj_destroy(kind, obj);
             return RF_ENOMEM;
         }
         m->items = items;
@@ -184,7 +189,7 @@ rf_status rf__cache_put(rf__cache_t *c, rf__kind kind, void *obj)
     }
     char *k = strdup(key);
     if (!k) {
-        s_obj_destroy(kind, obj);
+        rf__kobj_destroy(kind, obj);
         return RF_ENOMEM;
     }
     m->items[m->n] = (rf__kentry_t){.key = k, .obj = obj, .mark = true};
@@ -207,7 +212,7 @@ void rf__cache_del(rf__cache_t *c, rf__kind kind, const char *key)
     int32_t e = m->slots[s];
     m->slots[s] = -2;
     free(m->items[e].key);
-    s_obj_destroy(kind, m->items[e].obj);
+    rf__kobj_destroy(kind, m->items[e].obj);
     int32_t last = m->n - 1;
     if (e != last) {
         int32_t ls = s_find(m, m->items[last].key);

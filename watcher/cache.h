@@ -1,5 +1,5 @@
-/* watcher/cache.h: what the watcher knows of the cluster: nodes, pods and
- * PodGroups by key, kept up to date by the watch threads (watch.c) and read
+/* watcher/cache.h: what the watcher knows of the cluster: nodes, pods,
+ * PodGroups and PodDisruptionBudgets by key, kept up to date by the watch threads (watch.c) and read
  * by the cycle (gangs.c, binder.c).
  *
  * Invariants: one mutex guards everything; callers hold it (rf__cache_lock)
@@ -17,7 +17,7 @@
 
 #include "kobj.h"
 
-typedef enum { RF_KIND_NODE = 0, RF_KIND_POD, RF_KIND_PODGROUP, RF_KIND_COUNT } rf__kind;
+typedef enum { RF_KIND_NODE = 0, RF_KIND_POD, RF_KIND_PODGROUP, RF_KIND_PDB, RF_KIND_COUNT } rf__kind;
 
 typedef struct {
     char *key;
@@ -41,6 +41,8 @@ typedef struct rf__cache {
     uint64_t generation;
     unsigned synced; /* bit (1 << kind) */
     unsigned kinds;  /* the kinds being watched: synced == kinds means ready */
+    unsigned older;  /* bit (1 << kind): read through its older API version (PodDisruptionBudgets as
+                      * policy/v1beta1, on servers before 1.21: an empty selector selects nothing there) */
 } rf__cache_t;
 
 rf__cache_t *rf__cache_new(unsigned kinds);
@@ -63,5 +65,7 @@ void rf__cache_mark_begin(rf__cache_t *c, rf__kind kind);
 void rf__cache_sweep(rf__cache_t *c, rf__kind kind);
 /* The key of an object of `kind` into buf. */
 void rf__cache_key(rf__kind kind, const void *obj, char *buf, size_t cap);
+/* Destroy an object of `kind` (NULL-safe): what the cache does with what it drops. */
+void rf__kobj_destroy(rf__kind kind, void *obj);
 
 #endif

@@ -94,55 +94,52 @@ static rf_status s_set_str(rf__config_t *c, const char *key, const char *v, bool
 
 static rf_status s_set_num(rf__config_t *c, const char *key, const char *v, bool *done, rf_error_t *err)
 {
+    /* one table: an integer setting has `l`, a real-valued one `d` */
     struct {
         const char *k;
         long *l;
-    } longs[] = {{"time-limit-ms", &c->time_limit_ms},
-                 {"solve-timeout-ms", &c->solve_timeout_ms},
-                 {"concurrency", &c->concurrency},
-                 {"max-retries", &c->max_retries},
-                 {"request-timeout-ms", &c->request_timeout_ms},
-                 {"debounce-ms", &c->debounce_ms},
-                 {"batch-max-ms", &c->batch_max_ms},
-                 {"health-port", &c->health_port},
-                 {"watch-timeout-s", &c->watch_timeout_s},
-                 {"lease-duration-s", &c->lease_duration_s},
-                 {"binders", &c->binders},
-                 {"requeue-limit", &c->requeue_limit}};
-    for (size_t i = 0; i < sizeof longs / sizeof longs[0]; i++)
-        if (strcmp(key, longs[i].k) == 0) {
-            *done = true;
-            char *end;
-            errno = 0;
+        double *d;
+    } nums[] = {{"time-limit-ms", &c->time_limit_ms, NULL},
+                {"solve-timeout-ms", &c->solve_timeout_ms, NULL},
+                {"concurrency", &c->concurrency, NULL},
+                {"max-retries", &c->max_retries, NULL},
+                {"request-timeout-ms", &c->request_timeout_ms, NULL},
+                {"debounce-ms", &c->debounce_ms, NULL},
+                {"batch-max-ms", &c->batch_max_ms, NULL},
+                {"health-port", &c->health_port, NULL},
+                {"watch-timeout-s", &c->watch_timeout_s, NULL},
+                {"lease-duration-s", &c->lease_duration_s, NULL},
+                {"binders", &c->binders, NULL},
+                {"requeue-limit", &c->requeue_limit, NULL},
+                {"qps", NULL, &c->qps},
+                {"burst", NULL, &c->burst},
+                {"admit-timeout-s", NULL, &c->admit_timeout_s},
+                {"backoff-base-s", NULL, &c->backoff_base_s},
+                {"backoff-cap-s", NULL, &c->backoff_cap_s},
+                {"renew-deadline-s", NULL, &c->renew_deadline_s},
+                {"retry-period-s", NULL, &c->retry_period_s},
+                {"ready-timeout-s", NULL, &c->ready_timeout_s},
+                {"requeue-base-s", NULL, &c->requeue_base_s},
+                {"requeue-cap-s", NULL, &c->requeue_cap_s}};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        if (strcmp(key, nums[i].k) != 0)
+            continue;
+        *done = true;
+        char *end;
+        errno = 0;
+        if (nums[i].l) {
             long x = strtol(v, &end, 10);
             if (errno || *end || end == v || x < 0)
                 return rf_error_set(err, RF_EINVAL, key, "must be a non-negative integer, not `%s`", v);
-            *longs[i].l = x;
-            return RF_OK;
-        }
-    struct {
-        const char *k;
-        double *d;
-    } dbls[] = {{"qps", &c->qps},
-                {"burst", &c->burst},
-                {"admit-timeout-s", &c->admit_timeout_s},
-                {"backoff-base-s", &c->backoff_base_s},
-                {"backoff-cap-s", &c->backoff_cap_s},
-                {"renew-deadline-s", &c->renew_deadline_s},
-                {"retry-period-s", &c->retry_period_s},
-                {"ready-timeout-s", &c->ready_timeout_s},
-                {"requeue-base-s", &c->requeue_base_s},
-                {"requeue-cap-s", &c->requeue_cap_s}};
-    for (size_t i = 0; i < sizeof dbls / sizeof dbls[0]; i++)
-        if (strcmp(key, dbls[i].k) == 0) {
-            *done = true;
-            char *end;
+            *nums[i].l = x;
+        } else {
             double x = strtod(v, &end);
             if (*end || end == v || !(x >= 0) || x > 1e9)
                 return rf_error_set(err, RF_EINVAL, key, "must be a non-negative number, not `%s`", v);
-            *dbls[i].d = x;
-            return RF_OK;
+            *nums[i].d = x;
         }
+        return RF_OK;
+    }
     return RF_OK;
 }
 

@@ -38,14 +38,8 @@ double rf__gang_ready_timeout(rf__binder_t *b, const char *gang, const rf__bind_
 void rf__follow_add(rf__binder_t *b, const char *gang, const char *attempt, const rf__bind_t *pods, int32_t n,
                     double since)
 {
-    if (b->n_follows == b->cap_follows) {
-        int32_t cap = b->cap_follows ? b->cap_follows * 2 : 16;
-        rf__follow_t *p = realloc(b->follows, (size_t)cap * sizeof *p);
-        if (!p)
-            return;
-        b->follows = p;
-        b->cap_follows = cap;
-    }
+    if (!rf__grow((void **)&b->follows, b->n_follows, &b->cap_follows, sizeof *b->follows))
+        return;
     rf__follow_t f = {
         .gang = strdup(gang), .attempt = strdup(attempt), .pods = rf__binds_copy(pods, n), .n = n, .since = since};
     if (!f.gang || !f.attempt || !f.pods) {
@@ -247,10 +241,7 @@ static int s_evict_pods(rf__binder_t *b, rf__kmulti_t *multi, const rf__bind_t *
     if (!reqs || !ok || !old)
         goto done;
     for (int32_t i = 0; i < n; i++) {
-        rf__jw_t w;
-        rf__jw_init(&w);
-        rf__jw_printf(&w, "/api/v1/namespaces/%s/pods/%s/eviction", pods[i].ns, pods[i].name);
-        reqs[i].path = rf__jw_take(&w, NULL);
+        reqs[i].path = rf__pod_path(pods[i].ns, pods[i].name, "eviction");
         reqs[i].body = s_eviction(&pods[i], atomic_load(&b->no_policy_v1) ? "policy/v1beta1" : "policy/v1");
     }
     rf__krun_t run = rf__binder_krun(b, multi);
@@ -298,13 +289,7 @@ static void s_annotate_podgroup(rf__binder_t *b, rf__kmulti_t *multi, const char
     rf__jw_printf(&w, "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/%.*s/podgroups/%s", (int)(slash - gang), gang,
                   slash + 1);
     req.path = rf__jw_take(&w, NULL);
-    rf__jw_init(&w);
-    rf__jw_puts(&w, "{\"metadata\":{\"annotations\":{");
-    rf__jw_str(&w, RF_ANN_REQUEUE);
-    rf__jw_puts(&w, ":");
-    rf__jw_str(&w, value);
-    rf__jw_puts(&w, "}}}");
-    req.body = rf__jw_take(&w, NULL);
+    req.body = rf__annotation_patch(NULL, RF_ANN_REQUEUE, value);
     bool ok = false;
     char why[512] = "";
     rf__krun_t run = rf__binder_krun(b, multi);

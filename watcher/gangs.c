@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "jw.h"
+#include "log.h"
 #include "plan.h"
 #include "rackfit/problem.h"
 
@@ -83,19 +84,34 @@ static int s_natcmp(const char *a, const char *b)
     return *a ? 1 : *b ? -1 : 0;
 }
 
-int rf__pod_rank_cmp(const rf__kpod_t *a, const rf__kpod_t *b)
+/* A pod's rank keys: its major and minor index (-1: none), and its name. */
+typedef struct {
+    int64_t major, minor;
+    const char *name;
+} s_rank_t;
+
+static s_rank_t s_rank(const rf__kpod_t *p)
 {
-    int64_t ma = s_index(a, s_major_index), mb = s_index(b, s_major_index);
-    if (ma != mb)
-        return ma < mb ? -1 : 1;
-    int64_t na = s_index(a, s_minor_index), nb = s_index(b, s_minor_index);
-    if (na != nb) {
-        if (na < 0 || nb < 0) /* indexed pods first */
-            return na < 0 ? 1 : -1;
-        return na < nb ? -1 : 1;
+    return (s_rank_t){.major = s_index(p, s_major_index), .minor = s_index(p, s_minor_index), .name = p->name};
+}
+
+static int s_rank_cmp(const s_rank_t *a, const s_rank_t *b)
+{
+    if (a->major != b->major)
+        return a->major < b->major ? -1 : 1;
+    if (a->minor != b->minor) {
+        if (a->minor < 0 || b->minor < 0) /* indexed pods first */
+            return a->minor < 0 ? 1 : -1;
+        return a->minor < b->minor ? -1 : 1;
     }
     int c = s_natcmp(a->name, b->name);
     return c ? c : strcmp(a->name, b->name);
+}
+
+int rf__pod_rank_cmp(const rf__kpod_t *a, const rf__kpod_t *b)
+{
+    s_rank_t ra = s_rank(a), rb = s_rank(b);
+    return s_rank_cmp(&ra, &rb);
 }
 
 /* ---- gang membership ------------------------------------------------------------------------------------------- */
@@ -120,6 +136,7 @@ typedef struct {
     char gang[320];
     const rf__kpod_t *pod;
     const char *node; /* bound or assumed node, NULL when pending */
+    s_rank_t rank;    /* read once: the sort compares ranks n log n times */
 } s_item_t;
 
 static int s_item_cmp(const void *x, const void *y)
@@ -131,7 +148,7 @@ static int s_item_cmp(const void *x, const void *y)
     c = strcmp(a->pod->sig, b->pod->sig);
     if (c)
         return c;
-    return rf__pod_rank_cmp(a->pod, b->pod);
+    return s_rank_cmp(&a->rank, &b->rank);
 }
 
 static int s_node_cmp(const void *x, const void *y)
@@ -323,6 +340,7 @@ static rf_status s_usage(s_build_t *b, rf_error_t *err)
         }
         it->pod = p;
         it->node = on;
+        it->rank = s_rank(p);
     }
     qsort(b->items, (size_t)b->n_items, sizeof *b->items, s_item_cmp);
     return RF_OK;
@@ -597,6 +615,39 @@ static rf_status s_run_set(const s_build_t *b, rf__prun_set_t *rs, int32_t i, in
     return RF_OK;
 }
 
+/* Would evicting the run items[a, z) whole break a PodDisruptionBudget? The
+ * Eviction API takes one disruption from a pod's budget per pod, and refuses a
+ * pod that more than one budget selects (500): so a gang is safe to preempt
+ * only when every budget selects at most `disruptionsAllowed` of its pods and
+ * no pod has two. The budget that forbids it (borrowed), or NULL. Budgets
+ * shared by two victims of one round are not summed: the second's eviction is
+ * refused (429), and victims.c solves the round again without it. */
+static const rf__kpdb_t *s_pdb_forbids(const s_build_t *b, int32_t a, int32_t z)
+{
+    const rf__kmap_t *dm = &b->cache->maps[RF_KIND_PDB];
+    bool older = b->cache->older & (1u << RF_KIND_PDB);
+    for (int32_t i = a; i < z; i++) {
+        const rf__kpdb_t *first = NULL;
+        for (int32_t d = 0; d < dm->n; d++) {
+            const rf__kpdb_t *pdb = dm->items[d].obj;
+            if (!rf__kpdb_selects(pdb, b->items[i].pod, older))
+                continue;
+            if (first)
+                return pdb;
+            first = pdb;
+        }
+    }
+    for (int32_t d = 0; d < dm->n; d++) {
+        const rf__kpdb_t *pdb = dm->items[d].obj;
+        int64_t n = 0;
+        for (int32_t i = a; i < z; i++)
+            n += rf__kpdb_selects(pdb, b->items[i].pod, older);
+        if (n > pdb->allowed)
+            return pdb;
+    }
+    return NULL;
+}
+
 /* A gang of ours bound whole and running (every member Running on a known
  * node, none being deleted, not held): a `running` gang the solver may
  * preempt. Not one: RF_OK and nothing added. */
@@ -632,6 +683,14 @@ static rf_status s_running(s_build_t *b, rf__plan_t *plan, int32_t a, int32_t z,
         *m = (rf__member_t){.ns = strdup(q->ns), .name = strdup(q->name), .uid = strdup(q->uid)};
         if (!m->ns || !m->name || !m->uid)
             return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    const rf__kpdb_t *pdb = rs->preemptible ? s_pdb_forbids(b, a, z) : NULL;
+    if (pdb) {
+        rs->preemptible = false;
+        rf__log(RF_LOG_DEBUG,
+                "gang %s: not preemptible: evicting its %d pods would break the PodDisruptionBudget %s/%s "
+                "(%lld disruptions allowed)",
+                r->name, r->n_pods, pdb->ns, pdb->name, (long long)pdb->allowed);
     }
     for (int32_t i = a; i < z;) {
         int32_t j = i;

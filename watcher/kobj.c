@@ -1,4 +1,4 @@
-/* watcher/kobj.c: typed extraction of nodes, pods and PodGroups from decoded
+/* watcher/kobj.c: typed extraction of nodes, pods, PodGroups and PodDisruptionBudgets from decoded
  * JSON (see kobj.h). Strings are copied; nothing points into the document. */
 #include "kobj.h"
 
@@ -572,4 +572,73 @@ rf_status rf__kpodgroup_from_doc(const rf_doc_t *obj, rf__kpodgroup_t **out, rf_
     }
     *out = pg;
     return RF_OK;
+}
+
+/* ---- PodDisruptionBudgets -------------------------------------------------------------------------------------- */
+
+void rf__kpdb_destroy(rf__kpdb_t **pdb)
+{
+    if (!pdb || !*pdb)
+        return;
+    free((*pdb)->ns);
+    free((*pdb)->name);
+    s_kvs_fini(&(*pdb)->match_labels);
+    s_reqs_free((*pdb)->exprs, (*pdb)->n_exprs);
+    free(*pdb);
+    *pdb = NULL;
+}
+
+rf_status rf__kpdb_from_doc(const rf_doc_t *obj, rf__kpdb_t **out, rf_error_t *err)
+{
+    *out = NULL;
+    const char *ns = rf__doc_str(obj, "metadata.namespace"), *name = rf__doc_str(obj, "metadata.name");
+    if (!ns || !name)
+        return rf_error_set(err, RF_ESCHEMA, "metadata", "a PodDisruptionBudget needs a namespace and a name");
+    rf__kpdb_t *d = calloc(1, sizeof *d);
+    if (!d)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    d->ns = strdup(ns);
+    d->name = strdup(name);
+    rf_status rc = RF_OK;
+    if (!d->ns || !d->name) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    const rf_doc_t *sel = rf__doc_at(obj, "spec.selector");
+    d->has_selector = sel && sel->type == RF_DOC_MAP;
+    if (d->has_selector &&
+        ((rc = s_kvs(rf__doc_get(sel, "matchLabels"), "spec.selector.matchLabels", &d->match_labels, err)) != RF_OK ||
+         (rc = s_reqs(rf__doc_get(sel, "matchExpressions"), "spec.selector.matchExpressions", &d->exprs, &d->n_exprs,
+                      err)) != RF_OK))
+        goto done;
+    const rf_doc_t *allowed = rf__doc_at(obj, "status.disruptionsAllowed");
+    const rf_doc_t *gen = rf__doc_at(obj, "metadata.generation"), *seen = rf__doc_at(obj, "status.observedGeneration");
+    int64_t g = gen && gen->type == RF_DOC_INT ? gen->u.i : 0, o = seen && seen->type == RF_DOC_INT ? seen->u.i : 0;
+    d->allowed = allowed && allowed->type == RF_DOC_INT && allowed->u.i > 0 && o >= g ? allowed->u.i : 0;
+done:
+    if (rc != RF_OK)
+        rf__kpdb_destroy(&d);
+    *out = d;
+    return rc;
+}
+
+bool rf__kpdb_selects(const rf__kpdb_t *pdb, const rf__kpod_t *pod, bool v1beta1)
+{
+    if (!pdb->has_selector || strcmp(pdb->ns, pod->ns) != 0)
+        return false;
+    if (pdb->match_labels.n == 0 && pdb->n_exprs == 0)
+        return !v1beta1;
+    for (int32_t i = 0; i < pdb->match_labels.n; i++) {
+        const char *v = rf__kvs_get(&pod->labels, pdb->match_labels.v[i].key);
+        if (!v || strcmp(v, pdb->match_labels.v[i].value) != 0)
+            return false;
+    }
+    for (int32_t i = 0; i < pdb->n_exprs; i++) {
+        const rf__nsreq_t *r = &pdb->exprs[i];
+        if (strcmp(r->op, "Gt") == 0 || strcmp(r->op, "Lt") == 0)
+            return false; /* not a label selector operator: the server refuses such a budget */
+        if (!s_req_matches(r, rf__kvs_get(&pod->labels, r->key)))
+            return false;
+    }
+    return true;
 }

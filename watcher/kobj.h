@@ -1,5 +1,5 @@
 /* watcher/kobj.h: the Kubernetes objects the watcher uses (nodes, pods,
- * PodGroups), extracted from a decoded JSON document (base/doc.h) into our
+ * PodGroups, PodDisruptionBudgets), extracted from a decoded JSON document (base/doc.h) into our
  * own structs, copying every string (STYLE.md, stage 4).
  *
  * Only the fields the watcher needs are kept. Malformed fields are errors
@@ -99,6 +99,20 @@ typedef struct {
     rf__kvs_t annotations; /* rackfit.io/ready-timeout, rackfit.io/requeue */
 } rf__kpodgroup_t;
 
+/* A PodDisruptionBudget (policy/v1 or v1beta1): its selector and what its
+ * status allows. The Eviction API refuses (429) an eviction when the pod's
+ * budget has no disruption left, or when its status is older than its spec
+ * (observedGeneration < generation); `allowed` is 0 then. */
+typedef struct {
+    char *ns;
+    char *name;
+    bool has_selector; /* spec.selector is not null (a null one selects nothing) */
+    rf__kvs_t match_labels;
+    rf__nsreq_t *exprs; /* matchExpressions: In NotIn Exists DoesNotExist */
+    int32_t n_exprs;
+    int64_t allowed; /* status.disruptionsAllowed, 0 when absent, negative or not current */
+} rf__kpdb_t;
+
 /* Labels that name a pod's role in its gang (NULL-terminated): pods with
  * different roles are different pod sets even with equal specs. */
 extern const char *const rf__role_labels[];
@@ -107,15 +121,21 @@ extern const char *const rf__role_labels[];
 rf_status rf__knode_from_doc(const rf_doc_t *obj, rf__knode_t **out, rf_error_t *err);
 rf_status rf__kpod_from_doc(const rf_doc_t *obj, rf__kpod_t **out, rf_error_t *err);
 rf_status rf__kpodgroup_from_doc(const rf_doc_t *obj, rf__kpodgroup_t **out, rf_error_t *err);
+rf_status rf__kpdb_from_doc(const rf_doc_t *obj, rf__kpdb_t **out, rf_error_t *err);
 void rf__knode_destroy(rf__knode_t **node);
 void rf__kpod_destroy(rf__kpod_t **pod);
 void rf__kpodgroup_destroy(rf__kpodgroup_t **pg);
+void rf__kpdb_destroy(rf__kpdb_t **pdb);
 
 /* Lookups. The returned strings are borrowed from the object. */
 const char *rf__kvs_get(const rf__kvs_t *kvs, const char *key);
 
 /* Does the node match the pod's required node affinity (any term) and node selector? */
 bool rf__kpod_affinity_matches(const rf__kpod_t *pod, const rf__knode_t *node);
+/* Does the budget select the pod (same namespace, selector matches)? An
+ * empty selector selects every pod of the namespace in policy/v1 and none in
+ * policy/v1beta1 (`v1beta1`: the budget was read as v1beta1). */
+bool rf__kpdb_selects(const rf__kpdb_t *pdb, const rf__kpod_t *pod, bool v1beta1);
 /* Is the pod terminal (Succeeded or Failed)? */
 bool rf__kpod_terminal(const rf__kpod_t *pod);
 

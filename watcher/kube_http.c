@@ -192,32 +192,30 @@ static struct curl_slist *s_headers(rf__kube_t *k, const char *ctype)
     return h;
 }
 
+/* A PEM item from memory (copied by curl) or from a file; type_opt (0: none)
+ * says it is PEM where curl would otherwise guess. */
+static void s_pem(CURL *h, const void *data, size_t len, CURLoption blob_opt, const char *file, CURLoption file_opt,
+                  int type_opt)
+{
+    if (data) {
+        struct curl_blob b = {.data = (void *)data, .len = len, .flags = CURL_BLOB_COPY};
+        curl_easy_setopt(h, blob_opt, &b);
+        if (type_opt)
+            curl_easy_setopt(h, (CURLoption)type_opt, "PEM");
+    } else if (file) {
+        curl_easy_setopt(h, file_opt, file);
+    }
+}
+
 static void s_tls(CURL *h, const rf__kubeconfig_t *c)
 {
     if (c->insecure) {
         curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
     }
-    if (c->ca_data) {
-        struct curl_blob b = {.data = c->ca_data, .len = c->ca_len, .flags = CURL_BLOB_COPY};
-        curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b);
-    } else if (c->ca_file) {
-        curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
-    }
-    if (c->cert_data) {
-        struct curl_blob b = {.data = c->cert_data, .len = c->cert_len, .flags = CURL_BLOB_COPY};
-        curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &b);
-        curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-    } else if (c->cert_file) {
-        curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
-    }
-    if (c->key_data) {
-        struct curl_blob b = {.data = c->key_data, .len = c->key_len, .flags = CURL_BLOB_COPY};
-        curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &b);
-        curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
-    } else if (c->key_file) {
-        curl_easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
-    }
+    s_pem(h, c->ca_data, c->ca_len, CURLOPT_CAINFO_BLOB, c->ca_file, CURLOPT_CAINFO, 0);
+    s_pem(h, c->cert_data, c->cert_len, CURLOPT_SSLCERT_BLOB, c->cert_file, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE);
+    s_pem(h, c->key_data, c->key_len, CURLOPT_SSLKEY_BLOB, c->key_file, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE);
 }
 
 rf__kconn_t *rf__kconn_new(rf__kube_t *kube)

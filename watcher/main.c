@@ -61,7 +61,7 @@ static const char *s_not_ready(void *arg)
 {
     s_app_t *a = arg;
     if (!atomic_load(&a->health.ready))
-        return "nodes, pods and PodGroups are not listed yet";
+        return "nodes, pods, PodGroups and PodDisruptionBudgets are not listed yet";
     return rf__health_alive(&a->health) ? NULL : "the cycle loop has not turned for a minute";
 }
 
@@ -82,7 +82,8 @@ static int s_connect(s_app_t *a, rf_error_t *err)
         fprintf(stderr, "rackfit-watch: --solver %s: %s\n", a->cfg.solver, err->message);
         return 2;
     }
-    a->cache = rf__cache_new((1u << RF_KIND_NODE) | (1u << RF_KIND_POD) | (1u << RF_KIND_PODGROUP));
+    a->cache =
+        rf__cache_new((1u << RF_KIND_NODE) | (1u << RF_KIND_POD) | (1u << RF_KIND_PODGROUP) | (1u << RF_KIND_PDB));
     if (!a->cache) {
         fprintf(stderr, "rackfit-watch: out of memory\n");
         return 3;
@@ -133,12 +134,17 @@ static int s_binder(s_app_t *a)
 static int s_threads(s_app_t *a, rf_error_t *err)
 {
     static const char *const paths[RF_KIND_COUNT] = {"/api/v1/nodes", "/api/v1/pods",
-                                                     "/apis/scheduling.x-k8s.io/v1alpha1/podgroups"};
+                                                     "/apis/scheduling.x-k8s.io/v1alpha1/podgroups",
+                                                     "/apis/policy/v1/poddisruptionbudgets"};
+    /* servers before 1.21 serve PodDisruptionBudgets as policy/v1beta1 only */
+    static const char *const older[RF_KIND_COUNT] = {[RF_KIND_PDB] = "/apis/policy/v1beta1/poddisruptionbudgets"};
     for (int k = 0; k < RF_KIND_COUNT; k++) {
         a->watches[k] = (rf__watch_t){.kube = a->kube,
                                       .cache = a->cache,
                                       .kind = (rf__kind)k,
                                       .path = paths[k],
+                                      .older = older[k],
+                                      .optional = k == RF_KIND_PDB,
                                       .stop = &s_stop,
                                       .timeout_s = a->cfg.watch_timeout_s};
         a->started[k] = pthread_create(&a->wt[k], NULL, rf__watch_run, &a->watches[k]) == 0;

@@ -8,6 +8,19 @@
 #include "jw.h"
 #include "rackfit/quantity.h"
 
+/* `"key":` then an integer, or a string (escaped). */
+static void s_kint(rf__jw_t *w, const char *key, long long v)
+{
+    rf__jw_key(w, key);
+    rf__jw_printf(w, "%lld", v);
+}
+
+static void s_kstr(rf__jw_t *w, const char *key, const char *v)
+{
+    rf__jw_key(w, key);
+    rf__jw_str(w, v);
+}
+
 static void s_res(rf__jw_t *w, const char *key, const rf__res_t *r, int64_t pods)
 {
     rf__jw_key(w, key);
@@ -22,8 +35,7 @@ static void s_res(rf__jw_t *w, const char *key, const rf__res_t *r, int64_t pods
             rf__jw_printf(w, "%lld", (long long)r->vals[i]);
     }
     if (pods >= 0) {
-        rf__jw_key(w, "pods");
-        rf__jw_printf(w, "%lld", (long long)pods);
+        s_kint(w, "pods", pods);
     }
     rf__jw_puts(w, "}");
 }
@@ -51,26 +63,26 @@ static int32_t s_aff_index(s_affs_t *a, const rf__kpod_t *p)
     return a->n++;
 }
 
-static void s_tolerations(rf__jw_t *w, const rf__kpod_t *p)
+/* `key: [...]`: taints (a node's: key and effect always there) or
+ * tolerations (a pod's: an operator, an empty key or effect meaning any). */
+static void s_taints(rf__jw_t *w, const char *key, const rf__taint_t *t, int32_t n, bool tolerations)
 {
-    rf__jw_key(w, "tolerations");
+    rf__jw_key(w, key);
     rf__jw_puts(w, "[");
-    for (int32_t k = 0; k < p->n_tols; k++) {
+    for (int32_t k = 0; k < n; k++) {
         rf__jw_sep(w);
         rf__jw_puts(w, "{");
-        if (*p->tols[k].key) {
-            rf__jw_key(w, "key");
-            rf__jw_str(w, p->tols[k].key);
+        if (*t[k].key || !tolerations) {
+            s_kstr(w, "key", t[k].key);
         }
-        rf__jw_key(w, "operator");
-        rf__jw_str(w, p->tols[k].op);
-        if (*p->tols[k].value) {
-            rf__jw_key(w, "value");
-            rf__jw_str(w, p->tols[k].value);
+        if (tolerations) {
+            s_kstr(w, "operator", t[k].op);
         }
-        if (*p->tols[k].effect) {
-            rf__jw_key(w, "effect");
-            rf__jw_str(w, p->tols[k].effect);
+        if (*t[k].value) {
+            s_kstr(w, "value", t[k].value);
+        }
+        if (*t[k].effect || !tolerations) {
+            s_kstr(w, "effect", t[k].effect);
         }
         rf__jw_puts(w, "}");
     }
@@ -104,12 +116,9 @@ static void s_pod_set(rf__jw_t *w, const rf__gset_t *set, const rf__pset_spec_t 
     const rf__kpod_t *p = ps->pod;
     rf__jw_sep(w);
     rf__jw_puts(w, "{");
-    rf__jw_key(w, "name");
-    rf__jw_str(w, set->name);
-    rf__jw_key(w, "count");
-    rf__jw_printf(w, "%lld", (long long)set->count);
-    rf__jw_key(w, "min_count");
-    rf__jw_printf(w, "%lld", (long long)ps->min_count);
+    s_kstr(w, "name", set->name);
+    s_kint(w, "count", set->count);
+    s_kint(w, "min_count", ps->min_count);
     s_res(w, "requests", &p->requests, -1);
     rf__jw_key(w, "node_selector");
     rf__jw_puts(w, "{");
@@ -125,17 +134,15 @@ static void s_pod_set(rf__jw_t *w, const rf__gset_t *set, const rf__pset_spec_t 
         rf__jw_str(w, "true");
     }
     rf__jw_puts(w, "}");
-    s_tolerations(w, p);
+    s_taints(w, "tolerations", p->tols, p->n_tols, true);
     if (ps->required || ps->preferred) {
         rf__jw_key(w, "topology");
         rf__jw_puts(w, "{");
         if (ps->required) {
-            rf__jw_key(w, "required");
-            rf__jw_str(w, ps->required);
+            s_kstr(w, "required", ps->required);
         }
         if (ps->preferred) {
-            rf__jw_key(w, "preferred");
-            rf__jw_str(w, ps->preferred);
+            s_kstr(w, "preferred", ps->preferred);
         }
         rf__jw_puts(w, "}");
     }
@@ -158,10 +165,8 @@ static void s_gangs(rf__jw_t *w, const rf__plan_spec_t *spec, const rf__plan_t *
         const rf__pgang_spec_t *gs = &spec->gangs[plan->sent[j]];
         rf__jw_sep(w);
         rf__jw_puts(w, "{");
-        rf__jw_key(w, "name");
-        rf__jw_str(w, g->name);
-        rf__jw_key(w, "priority");
-        rf__jw_printf(w, "%lld", (long long)gs->priority);
+        s_kstr(w, "name", g->name);
+        s_kint(w, "priority", gs->priority);
         rf__jw_key(w, "bandwidth");
         rf__jw_printf(w, "%.17g", gs->bandwidth);
         rf__jw_key(w, "pod_sets");
@@ -182,10 +187,8 @@ static void s_running(rf__jw_t *w, const rf__plan_spec_t *spec, const rf__plan_t
         const rf__prun_spec_t *rs = &spec->running[r];
         rf__jw_sep(w);
         rf__jw_puts(w, "{");
-        rf__jw_key(w, "name");
-        rf__jw_str(w, plan->running[r].name);
-        rf__jw_key(w, "priority");
-        rf__jw_printf(w, "%lld", (long long)plan->running[r].priority);
+        s_kstr(w, "name", plan->running[r].name);
+        s_kint(w, "priority", plan->running[r].priority);
         rf__jw_key(w, "bandwidth");
         rf__jw_printf(w, "%.17g", rs->bandwidth);
         rf__jw_key(w, "preemptible");
@@ -216,8 +219,7 @@ static void s_node(rf__jw_t *w, const rf__plan_spec_t *spec, int32_t i, const s_
     const rf__knode_t *n = spec->nodes[i];
     rf__jw_sep(w);
     rf__jw_puts(w, "{");
-    rf__jw_key(w, "name");
-    rf__jw_str(w, n->name);
+    s_kstr(w, "name", n->name);
     rf__jw_key(w, "labels");
     rf__jw_puts(w, "{");
     for (int32_t k = 0; k < n->labels.n; k++) {
@@ -240,22 +242,7 @@ static void s_node(rf__jw_t *w, const rf__plan_spec_t *spec, int32_t i, const s_
             podcap = n->alloc.vals[k];
     s_res(w, "allocatable", &n->alloc, podcap);
     s_res(w, "used", &spec->used[i], spec->used_pods[i]);
-    rf__jw_key(w, "taints");
-    rf__jw_puts(w, "[");
-    for (int32_t k = 0; k < n->n_taints; k++) {
-        rf__jw_sep(w);
-        rf__jw_puts(w, "{");
-        rf__jw_key(w, "key");
-        rf__jw_str(w, n->taints[k].key);
-        if (*n->taints[k].value) {
-            rf__jw_key(w, "value");
-            rf__jw_str(w, n->taints[k].value);
-        }
-        rf__jw_key(w, "effect");
-        rf__jw_str(w, n->taints[k].effect);
-        rf__jw_puts(w, "}");
-    }
-    rf__jw_puts(w, "]");
+    s_taints(w, "taints", n->taints, n->n_taints, false);
     rf__jw_key(w, "unschedulable");
     rf__jw_puts(w, n->unschedulable || !n->ready ? "true" : "false");
     rf__jw_puts(w, "}");

@@ -61,14 +61,8 @@ static rf__hold_t *s_told(rf__binder_t *b, const char *gang, double now)
     for (int32_t i = 0; i < b->n_told; i++)
         if (strcmp(b->told[i].gang, gang) == 0)
             return &b->told[i];
-    if (b->n_told == b->cap_told) {
-        int32_t cap = b->cap_told ? b->cap_told * 2 : 16;
-        rf__hold_t *p = realloc(b->told, (size_t)cap * sizeof *p);
-        if (!p)
-            return NULL;
-        b->told = p;
-        b->cap_told = cap;
-    }
+    if (!rf__grow((void **)&b->told, b->n_told, &b->cap_told, sizeof *b->told))
+        return NULL;
     rf__hold_t *t = &b->told[b->n_told];
     *t = (rf__hold_t){.gang = strdup(gang)};
     if (!t->gang)
@@ -97,20 +91,6 @@ static char *s_condition(const char *message)
     rf__jw_puts(&w, ",\"lastProbeTime\":null,\"lastTransitionTime\":");
     rf__jw_str(&w, secs);
     rf__jw_puts(&w, "}]}}");
-    return rf__jw_take(&w, NULL);
-}
-
-static char *s_annotation(const char *uid, const char *value)
-{
-    rf__jw_t w;
-    rf__jw_init(&w);
-    rf__jw_puts(&w, "{\"metadata\":{\"uid\":");
-    rf__jw_str(&w, uid);
-    rf__jw_puts(&w, ",\"annotations\":{");
-    rf__jw_str(&w, RF_ANN_REQUEUE);
-    rf__jw_puts(&w, ":");
-    rf__jw_str(&w, value);
-    rf__jw_puts(&w, "}}}");
     return rf__jw_take(&w, NULL);
 }
 
@@ -144,13 +124,13 @@ void rf__binder_tell(rf__binder_t *b, rf__pool_t *pool, const rf__pgang_t *g, co
                 continue;
             const char *have = rf__kvs_get(&p->annotations, RF_ANN_REQUEUE);
             if (annotation && (!have || strcmp(have, annotation) != 0)) {
-                j->meta[j->n_meta].path = s_strf("/api/v1/namespaces/%s/pods/%s", m->ns, m->name);
-                j->meta[j->n_meta++].body = s_annotation(m->uid, annotation);
+                j->meta[j->n_meta].path = rf__pod_path(m->ns, m->name, NULL);
+                j->meta[j->n_meta++].body = rf__annotation_patch(m->uid, RF_ANN_REQUEUE, annotation);
             }
             if (p->sched_reason && strcmp(p->sched_reason, "Unschedulable") == 0 && p->sched_message &&
                 strcmp(p->sched_message, message) == 0)
                 continue; /* said already */
-            j->status[j->n_status].path = s_strf("/api/v1/namespaces/%s/pods/%s/status", m->ns, m->name);
+            j->status[j->n_status].path = rf__pod_path(m->ns, m->name, "status");
             j->status[j->n_status++].body = s_condition(message);
             j->events[j->n_events].path = s_strf("/api/v1/namespaces/%s/events", m->ns, "");
             j->events[j->n_events++].body = rf__event_body(b, m->ns, m->name, m->uid, "Warning",

@@ -50,10 +50,8 @@ static void s_nominate(rf__pool_t *pool, const rf__decision_t *d)
         return;
     }
     for (int32_t i = 0; i < d->n_binds; i++) {
+        j->status[j->n_status].path = rf__pod_path(d->binds[i].ns, d->binds[i].name, "status");
         rf__jw_t w;
-        rf__jw_init(&w);
-        rf__jw_printf(&w, "/api/v1/namespaces/%s/pods/%s/status", d->binds[i].ns, d->binds[i].name);
-        j->status[j->n_status].path = rf__jw_take(&w, NULL);
         rf__jw_init(&w);
         rf__jw_puts(&w, "{\"status\":{\"nominatedNodeName\":");
         rf__jw_str(&w, d->binds[i].node);
@@ -66,14 +64,8 @@ static void s_nominate(rf__pool_t *pool, const rf__decision_t *d)
 /* The preemptor waits for the pods of every victim preempted for it. */
 static void s_wait(rf__binder_t *b, const rf__plan_t *plan, const rf__victim_t *v, int32_t nv, const char *gang)
 {
-    if (b->n_preempts == b->cap_preempts) {
-        int32_t cap = b->cap_preempts ? b->cap_preempts * 2 : 8;
-        rf__preempt_t *p = realloc(b->preempts, (size_t)cap * sizeof *p);
-        if (!p)
-            return;
-        b->preempts = p;
-        b->cap_preempts = cap;
-    }
+    if (!rf__grow((void **)&b->preempts, b->n_preempts, &b->cap_preempts, sizeof *b->preempts))
+        return;
     int32_t total = 0;
     for (int32_t k = 0; k < nv; k++)
         if (s_preempted_for(&v[k], gang))

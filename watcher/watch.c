@@ -8,7 +8,7 @@
 
 #include "log.h"
 
-static const char *const s_kind_names[RF_KIND_COUNT] = {"nodes", "pods", "podgroups"};
+static const char *const s_kind_names[RF_KIND_COUNT] = {"nodes", "pods", "podgroups", "poddisruptionbudgets"};
 
 static void s_sleep(double s, const atomic_int *stop)
 {
@@ -30,8 +30,10 @@ static void *s_object(rf__kind kind, const rf_doc_t *obj)
         s = rf__knode_from_doc(obj, (rf__knode_t **)&out, &err);
     else if (kind == RF_KIND_POD)
         s = rf__kpod_from_doc(obj, (rf__kpod_t **)&out, &err);
-    else
+    else if (kind == RF_KIND_PODGROUP)
         s = rf__kpodgroup_from_doc(obj, (rf__kpodgroup_t **)&out, &err);
+    else
+        s = rf__kpdb_from_doc(obj, (rf__kpdb_t **)&out, &err);
     if (s != RF_OK) {
         const char *name = rf__doc_str(obj, "metadata.name");
         rf__log(RF_LOG_WARN, "ignoring %s %s: %s%s%s", s_kind_names[kind], name ? name : "(unnamed)", err.path,
@@ -151,8 +153,11 @@ static rf_status s_list(rf__watch_t *w, rf__kconn_t *conn, char *rv, size_t rv_c
             goto done;
         }
         if (resp.status != 200) {
-            rc = resp.status == 404 ? RF_ENOTFOUND : resp.status == 410 ? RF_ESTALE : RF_EIO;
-            if (rc != RF_ENOTFOUND)
+            rc = resp.status == 404                  ? RF_ENOTFOUND
+                 : resp.status == 410                ? RF_ESTALE
+                 : resp.status == 403 && w->optional ? RF_EUNSUPPORTED
+                                                     : RF_EIO;
+            if (rc != RF_ENOTFOUND && rc != RF_EUNSUPPORTED)
                 rf__log(RF_LOG_WARN, "list %s: HTTP %ld: %.200s", s_kind_names[w->kind], resp.status, resp.body);
             rf__kresp_fini(&resp);
             goto done;
@@ -203,14 +208,8 @@ static rf_status s_list(rf__watch_t *w, rf__kconn_t *conn, char *rv, size_t rv_c
     rf__cache_touch(w->cache);
     rf__cache_unlock(w->cache);
 done:
-    for (size_t i = 0; i < n_objs; i++) {
-        if (w->kind == RF_KIND_NODE)
-            rf__knode_destroy((rf__knode_t **)&objs[i]);
-        else if (w->kind == RF_KIND_POD)
-            rf__kpod_destroy((rf__kpod_t **)&objs[i]);
-        else
-            rf__kpodgroup_destroy((rf__kpodgroup_t **)&objs[i]);
-    }
+    for (size_t i = 0; i < n_objs; i++)
+        rf__kobj_destroy(w->kind, objs[i]);
     free(objs);
     return rc;
 }
@@ -231,7 +230,23 @@ void *rf__watch_run(void *arg)
         if (need_list) {
             atomic_fetch_add(&w->lists, 1);
             rf_status s = s_list(w, conn, sc.rv, sizeof sc.rv);
+            if (s == RF_ENOTFOUND && w->older && w->path != w->older) {
+                rf__log(RF_LOG_INFO, "%s: %s is not served by this API server (404): using %s", s_kind_names[w->kind],
+                        w->path, w->older);
+                w->primary = w->path;
+                w->path = w->older;
+                rf__cache_lock(w->cache);
+                w->cache->older |= 1u << w->kind;
+                rf__cache_unlock(w->cache);
+                continue;
+            }
             if (s == RF_ENOTFOUND) {
+                if (w->primary) { /* neither is served: look for the newer one first next time */
+                    w->path = w->primary;
+                    rf__cache_lock(w->cache);
+                    w->cache->older &= ~(1u << w->kind);
+                    rf__cache_unlock(w->cache);
+                }
                 rf__cache_lock(w->cache);
                 w->cache->synced |= 1u << w->kind;
                 rf__cache_touch(w->cache);
@@ -240,6 +255,16 @@ void *rf__watch_run(void *arg)
                         s_kind_names[w->kind]);
                 s_sleep(30, w->stop);
                 continue;
+            }
+            if (s == RF_EUNSUPPORTED) { /* ready without them (what was listed before stays), and keep asking */
+                rf__log(RF_LOG_WARN,
+                        "listing %s is forbidden (403): going on without them; grant list and watch "
+                        "on them (deploy/rbac.yaml)",
+                        s_kind_names[w->kind]);
+                rf__cache_lock(w->cache);
+                w->cache->synced |= 1u << w->kind;
+                rf__cache_touch(w->cache);
+                rf__cache_unlock(w->cache);
             }
             if (s != RF_OK) {
                 atomic_fetch_add(&w->errors, 1);

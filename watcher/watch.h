@@ -9,7 +9,14 @@
  * after an error. 410 Gone (as an HTTP status or as an ERROR event) means
  * the version is too old: list again. A kind the server does not serve
  * (404: the PodGroup CRD is not installed) counts as synced and empty, and
- * is retried every 30 s. */
+ * is retried every 30 s. A kind with an older API version (`older`: policy/
+ * v1beta1 PodDisruptionBudgets, for servers before 1.21, which serve no
+ * policy/v1) is listed from there when its path gets a 404, and the cache's
+ * `older` bit for the kind says so. An `optional` kind the watcher can work
+ * without (PodDisruptionBudgets: a refused eviction finds a budget too) also
+ * counts as synced when listing it is forbidden (403: a ClusterRole from
+ * before it was watched), with a warning; the list is retried with the usual
+ * capped backoff (a restarting API server answers 403 for a moment too). */
 #ifndef RACKFIT_WATCHER_WATCH_H
 #define RACKFIT_WATCHER_WATCH_H
 
@@ -22,7 +29,10 @@ typedef struct {
     rf__kube_t *kube;
     rf__cache_t *cache;
     rf__kind kind;
-    const char *path; /* the list path: "/api/v1/pods" */
+    const char *path;    /* the list path: "/api/v1/pods" */
+    const char *older;   /* NULL, or the list path of the kind's older API version, used on a 404 of `path` */
+    const char *primary; /* the watch thread's own: `path` as first given, while `older` is used */
+    bool optional;       /* a 403 on the list counts as not served (see above) */
     const atomic_int *stop;
     long timeout_s; /* the watch's timeoutSeconds (default 300) */
     /* counters, for logs and tests */

@@ -9,7 +9,7 @@
 
 static const char *const s_state_names[RF_PENDING_COUNT] = {
     "waiting_for_members", "waiting_for_capacity", "binding", "backoff", "refused", "failed"};
-static const char *const s_kind_names[RF_KIND_COUNT] = {"nodes", "pods", "podgroups"};
+static const char *const s_kind_names[RF_KIND_COUNT] = {"nodes", "pods", "podgroups", "poddisruptionbudgets"};
 
 /* A counter carried over from an atomic: the last value seen. */
 typedef struct {

@@ -214,6 +214,7 @@ KINDS = {
     "nodes": ("Node", "v1", False),
     "pods": ("Pod", "v1", True),
     "podgroups": ("PodGroup", "scheduling.x-k8s.io/v1alpha1", True),
+    "poddisruptionbudgets": ("PodDisruptionBudget", "policy/v1", True),  # served as stored: no disruption controller
     "leases": ("Lease", "coordination.k8s.io/v1", True),
     "events": ("Event", "v1", True),
 }

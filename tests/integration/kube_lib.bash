@@ -12,8 +12,12 @@
 #   watch_start NAME [flags...]   rackfit-watch as the ServiceAccount, log $work/watch.NAME.log
 #   watch_stop NAME [SIGNAL]
 #   k ARGS...                     tests/kube/kctl.py ARGS... (admin token)
+#   bg PROGRAM ARGS...            a helper process of the test (a monitor), killed on exit by its pid
+#                                 (a program, not a shell function: a function would leave its child)
 #   audit_used                    the watcher identity's requests: "verb group resource sub code count"
 #   expect NAME CMD... / expect_not NAME CMD... / finish
+#   wait_for SECONDS CMD...       CMD until it succeeds, every 0.2 s; at the end its last status
+#   in_log TEXT [NAME]            watcher NAME's log (default a) has TEXT
 set -uo pipefail
 bin_dir=${1:?usage: $0 BIN_DIR SOURCE_DIR}
 src_dir=${2:?usage: $0 BIN_DIR SOURCE_DIR}
@@ -26,11 +30,12 @@ failed=0
 rfd_pid=
 kubelet_pid=
 declare -A watch_pids=()
+bg_pids=()
 levels=example.com/block,example.com/rack,kubernetes.io/hostname
 
 cleanup() {
     local p
-    for p in "${watch_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    for p in "${watch_pids[@]}" "${bg_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
     [[ -n "$rfd_pid" ]] && kill -KILL "$rfd_pid" 2>/dev/null
     [[ -n "$kubelet_pid" ]] && kill -KILL "$kubelet_pid" 2>/dev/null
     [[ -f "$work/kube/apiserver.pid" || -f "$work/kube/etcd.pid" ]] && bash "$src_dir/scripts/kube/stop.sh" --keep "$work/kube"
@@ -71,6 +76,11 @@ kube_up() {
     kubelet_pid=$!
 }
 kubelet_flags=()
+
+bg() {
+    "$@" &
+    bg_pids+=($!)
+}
 
 free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -149,6 +159,15 @@ expect() {
         echo "$out" | tail -15 | sed 's/^/      | /'
     fi
 }
+
+wait_for() {
+    local end=$((SECONDS + $1))
+    shift
+    while ((SECONDS < end)); do "$@" && return 0; sleep 0.2; done
+    "$@"
+}
+
+in_log() { grep -q "$1" "$work/watch.${2:-a}.log"; }
 
 # Pass when CMD fails (exit non-zero).
 expect_not() {

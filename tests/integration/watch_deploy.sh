@@ -97,7 +97,8 @@ granted = {(g, r, v) for rule in rules for g in rule["apiGroups"] for r in rule[
 need = {("", "nodes", "list"), ("", "nodes", "watch"), ("", "pods", "list"), ("", "pods", "watch"),
         ("", "pods", "patch"), ("", "pods", "delete"), ("", "pods/binding", "create"), ("", "pods/status", "patch"),
         ("", "events", "create"), ("", "pods/eviction", "create"), ("scheduling.x-k8s.io", "podgroups", "watch"),
-        ("scheduling.x-k8s.io", "podgroups", "patch")}
+        ("scheduling.x-k8s.io", "podgroups", "patch"), ("policy", "poddisruptionbudgets", "list"),
+        ("policy", "poddisruptionbudgets", "watch")}
 check(need <= granted, "the ClusterRole grants what the watcher uses")
 check(not any("*" in (g, r, v) for g, r, v in granted) and not any(r in ("secrets", "configmaps") for _, r, _ in granted),
       "... and no wildcards, no secrets or configmaps")

@@ -10,18 +10,36 @@ $KUBE_ADMIN_TOKEN unless --token says otherwise; server $KUBE_API.
                                             nodes created with their status (Ready, allocatable)
   kctl.py gang NAME --pods N [--ns NS] [--gpu G] [--cpu C] [--required LEVEL] [--slice-level L
             --slice-size S] [--podgroup MIN | --kueue] [--scheduler NAME] [--start I] [--extra JSON]
-  kctl.py kubelet [--reject REGEX=REASON]... [--not-ready REGEX] [--log FILE]
+  kctl.py kubelet [--reject REGEX=REASON]... [--not-ready REGEX] [--hold REGEX] [--log FILE]
                                             plays every node's kubelet until killed: a pod bound to a
                                             node is started (phase Running, Ready, startTime), or
                                             rejected (phase Failed, reason REASON) when its name
                                             matches; started but never Ready when it matches
                                             --not-ready; a bound pod being deleted is finished (DELETE,
-                                            grace 0, uid precondition), as a kubelet does
+                                            grace 0, uid precondition), as a kubelet does, unless its
+                                            name matches --hold: it stays Terminating (holding its
+                                            room) until `finish` ends it
+  kctl.py finish NS GANG                    ends the gang's terminating pods (DELETE, grace 0, uid
+                                            precondition): the kubelet, late; prints how many
+  kctl.py monitor --log FILE                until killed: list+watch pods, and after every change
+                                            compare each node's usage (every pod bound to it that is
+                                            not Succeeded/Failed, terminating ones included) with its
+                                            allocatable: one line per sample, "violation ..." when over
+  kctl.py nominated NS GANG N [--timeout S] N pods of the gang are pending (no node) with
+                                            status.nominatedNodeName set; prints pod=node pairs
+  kctl.py nodes-of NS GANG                  "POD NODE NOMINATED" of the gang's bound pods, sorted
+                                            (NOMINATED: status.nominatedNodeName, or -)
+  kctl.py events NS --reason R              "POD MESSAGE" of every core/v1 Event with that reason
+  kctl.py pdb NS NAME --match K=V --allowed N
+                                            a PodDisruptionBudget (policy/v1, else v1beta1) selecting
+                                            K=V, its status written as the disruption controller would
+                                            (observedGeneration, disruptionsAllowed N): the test server
+                                            runs no controller-manager
   kctl.py wait-bound NS GANG N [--timeout S]
   kctl.py wait-phase NS GANG PHASE N [--timeout S]
   kctl.py wait-gone NS GANG [--timeout S]  no pod of the gang exists any more
-  kctl.py wait-event NS TEXT [--api core|events] [--timeout S]
-                                            a FailedScheduling Event (core/v1 or events.k8s.io/v1)
+  kctl.py wait-event NS TEXT [--api core|events] [--reason R] [--timeout S]
+                                            a FailedScheduling (or R) Event (core/v1 or events.k8s.io/v1)
                                             whose message (note) has TEXT
   kctl.py condition NS POD                  exit 0 when PodScheduled=False/Unschedulable with a message
   kctl.py check [--levels L1,L2,...]        no node over its allocatable, no gang partly bound,
@@ -39,6 +57,8 @@ $KUBE_ADMIN_TOKEN unless --token says otherwise; server $KUBE_API.
                                             EXCEPTIONS lists it with a reason
   kctl.py bind-time FILE NS GANG           from the audit log: the gang's last pod created -> its
                                             last binding answered 201, in ms (and the request counts)
+  kctl.py audit-names FILE USER SUBRESOURCE
+                                            "POD CODE" of every pods/SUBRESOURCE request of the user
   kctl.py audit FILE USER [--outside T0,T1]                  the (verb group resource subresource code) the user
                                             sent, from the API server's audit log, one per line, counted
 Exit status 0 on success, 1 when a wait times out or a check fails, 2 for bad usage.
@@ -69,6 +89,7 @@ KINDS = {
     "CustomResourceDefinition": ("customresourcedefinitions", False),
     "PodGroup": ("podgroups", True),
     "Deployment": ("deployments", True),
+    "PriorityClass": ("priorityclasses", False),
 }
 
 
@@ -249,7 +270,7 @@ def cmd_gang(api, a):
 
 # ---- the kubelet ---------------------------------------------------------------------------------------------------
 
-def kubelet_step(api, pod, rejects, not_ready, log):
+def kubelet_step(api, pod, rejects, not_ready, log, hold=None):
     """One pod event: start or reject a newly bound pod; finish a deletion."""
     md, spec, status = pod["metadata"], pod.get("spec") or {}, pod.get("status") or {}
     node = spec.get("nodeName")
@@ -257,6 +278,9 @@ def kubelet_step(api, pod, rejects, not_ready, log):
         return
     path = "/api/v1/namespaces/%s/pods/%s" % (md["namespace"], md["name"])
     if md.get("deletionTimestamp"):
+        if hold and hold.search(md["name"]):
+            log("hold delete %s/%s: it stays Terminating until the test finishes it" % (md["namespace"], md["name"]))
+            return
         st, _ = api.call("DELETE", path, {"gracePeriodSeconds": 0, "preconditions": {"uid": md["uid"]}})
         log("finish delete %s/%s: %s" % (md["namespace"], md["name"], st))
         return
@@ -287,6 +311,7 @@ def cmd_kubelet(api, a):
         rx, _, reason = r.partition("=")
         rejects.append((re.compile(rx), reason or "OutOfnvidia.com/gpu"))
     not_ready = re.compile(a.not_ready) if a.not_ready else None
+    hold = re.compile(a.hold) if a.hold else None
     out = open(a.log, "a", buffering=1) if a.log else sys.stdout
 
     def log(msg):
@@ -296,7 +321,7 @@ def cmd_kubelet(api, a):
         try:
             pods, rv = api.items("/api/v1/pods")
             for p in pods:
-                kubelet_step(api, p, rejects, not_ready, log)
+                kubelet_step(api, p, rejects, not_ready, log, hold)
             while True:
                 gone = False
                 for ev in api.watch("/api/v1/pods", rv):
@@ -308,7 +333,7 @@ def cmd_kubelet(api, a):
                         continue
                     rv = ev["object"]["metadata"]["resourceVersion"]
                     if ev["type"] in ("ADDED", "MODIFIED"):
-                        kubelet_step(api, ev["object"], rejects, not_ready, log)
+                        kubelet_step(api, ev["object"], rejects, not_ready, log, hold)
                 if gone:
                     break  # relist
         except (OSError, RuntimeError, http.client.HTTPException, ValueError) as e:
@@ -373,8 +398,8 @@ def cmd_wait_event(api, a):
     def f():
         items, _ = api.items(path % a.ns)
         text = "message" if a.api == "core" else "note"
-        hits = [e for e in items if e.get("reason") == "FailedScheduling" and a.text in (e.get(text) or "")]
-        return bool(hits), "%d FailedScheduling events (%s) with %r of %d" % (len(hits), a.api, a.text, len(items))
+        hits = [e for e in items if e.get("reason") == a.reason and a.text in (e.get(text) or "")]
+        return bool(hits), "%d %s events (%s) with %r of %d" % (len(hits), a.reason, a.api, a.text, len(items))
     return _wait(f, a.timeout)
 
 
@@ -411,11 +436,9 @@ def check(api, levels):
             continue
         node = p["spec"].get("nodeName")
         if node:
-            u = used.setdefault(node, {"pods": 0})
-            u["pods"] += 1
-            for c in p["spec"]["containers"]:
-                for r, v in ((c.get("resources") or {}).get("requests") or {}).items():
-                    u[r] = u.get(r, 0) + qty(r, v)
+            u = used.setdefault(node, {})
+            for r, v in pod_usage(p).items():
+                u[r] = u.get(r, 0) + v
         g = gang_of(p)
         if g and not p["metadata"].get("deletionTimestamp"):
             gangs.setdefault((p["metadata"]["namespace"], g), []).append(p)
@@ -470,6 +493,149 @@ def cmd_delete_gang(api, a):
     return 0
 
 
+def cmd_finish(api, a):
+    n = 0
+    for p in gang_pods(api, a.ns, a.gang):
+        md = p["metadata"]
+        if not md.get("deletionTimestamp"):
+            continue
+        st, body = api.call("DELETE", "/api/v1/namespaces/%s/pods/%s" % (md["namespace"], md["name"]),
+                            {"gracePeriodSeconds": 0, "preconditions": {"uid": md["uid"]}})
+        if st not in (200, 404, 409):
+            sys.exit("finish %s: %s %s" % (md["name"], st, body.get("message", body)))
+        n += 1
+    print("%d terminating pods of %s/%s finished" % (n, a.ns, a.gang))
+    return 0
+
+
+def pod_usage(p):
+    u = {"pods": 1}
+    for c in p["spec"]["containers"]:
+        for r, v in ((c.get("resources") or {}).get("requests") or {}).items():
+            u[r] = u.get(r, 0) + qty(r, v)
+    return u
+
+
+def cmd_monitor(api, a):
+    """Node usage sampled at every pod change (list+watch): the moments in
+    between change nothing, so this is 'at any moment' as the server saw it."""
+    out = open(a.log, "a", buffering=1)
+    alloc = {n["metadata"]["name"]: {r: qty(r, v) for r, v in n["status"].get("allocatable", {}).items()}
+             for n in api.nodes()}
+    pods = {}
+    samples = 0
+
+    def sample(why):
+        nonlocal samples
+        samples += 1
+        used = {}
+        for p in pods.values():
+            node = p["spec"].get("nodeName")
+            if not node or (p.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                continue
+            u = used.setdefault(node, {})
+            for r, v in pod_usage(p).items():
+                u[r] = u.get(r, 0) + v
+        for node, u in sorted(used.items()):
+            for r, v in u.items():
+                if r in alloc.get(node, {}) and v > alloc[node][r] + 1e-9:
+                    out.write("violation: sample %d (%s): node %s over its %s: %g > %g\n" % (
+                        samples, why, node, r, v, alloc[node][r]))
+        out.write("sample %d (%s): %d pods, %d nodes in use\n" % (samples, why, len(pods), len(used)))
+
+    while True:
+        try:
+            items, rv = api.items("/api/v1/pods")
+            pods = {(p["metadata"]["namespace"], p["metadata"]["name"]): p for p in items}
+            sample("list")
+            for ev in api.watch("/api/v1/pods", rv):
+                if ev["type"] == "ERROR":
+                    break
+                o = ev["object"]
+                key = (o["metadata"].get("namespace"), o["metadata"].get("name"))
+                if ev["type"] == "BOOKMARK":
+                    continue
+                if ev["type"] == "DELETED":
+                    pods.pop(key, None)
+                else:
+                    pods[key] = o
+                sample("%s %s/%s" % (ev["type"], key[0], key[1]))
+        except (OSError, RuntimeError, http.client.HTTPException, ValueError) as e:
+            out.write("monitor: %s; listing again\n" % e)
+            api.conn = None
+            time.sleep(0.2)
+
+
+def cmd_nominated(api, a):
+    def f():
+        pods = gang_pods(api, a.ns, a.gang)
+        nom = sorted("%s=%s" % (p["metadata"]["name"], (p.get("status") or {}).get("nominatedNodeName"))
+                     for p in pods if not p["spec"].get("nodeName") and (p.get("status") or {}).get("nominatedNodeName"))
+        return len(nom) >= a.n, "%s/%s: %d of %d pods pending and nominated: %s" % (a.ns, a.gang, len(nom), a.n,
+                                                                                   " ".join(nom))
+    return _wait(f, a.timeout)
+
+
+def cmd_nodes_of(api, a):
+    for p in sorted(gang_pods(api, a.ns, a.gang), key=lambda p: p["metadata"]["name"]):
+        if p["spec"].get("nodeName"):
+            print("%s %s %s" % (p["metadata"]["name"], p["spec"]["nodeName"],
+                                (p.get("status") or {}).get("nominatedNodeName") or "-"))
+    return 0
+
+
+def cmd_events(api, a):
+    items, _ = api.items("/api/v1/namespaces/%s/events" % a.ns)
+    for e in items:
+        if e.get("reason") == a.reason:
+            print("%s %s" % ((e.get("involvedObject") or {}).get("name"), (e.get("message") or "").replace("\n", " ")))
+    return 0
+
+
+def cmd_pdb(api, a):
+    key, _, val = a.match.partition("=")
+    for version in ("v1", "v1beta1"):
+        coll = "/apis/policy/%s/namespaces/%s/poddisruptionbudgets" % (version, a.ns)
+        pdb = {"apiVersion": "policy/" + version, "kind": "PodDisruptionBudget",
+               "metadata": {"name": a.name, "namespace": a.ns},
+               "spec": {"minAvailable": a.min_available, "selector": {"matchLabels": {key: val}}}}
+        st, body = api.call("POST", coll, pdb)
+        if st == 404:
+            continue
+        if st != 201:
+            sys.exit("pdb %s: %s %s" % (a.name, st, body.get("message", body)))
+        body["status"] = {"observedGeneration": body["metadata"].get("generation", 1),
+                          "disruptionsAllowed": a.allowed, "currentHealthy": a.min_available + a.allowed,
+                          "desiredHealthy": a.min_available, "expectedPods": a.min_available + a.allowed}
+        st, out = api.call("PUT", coll + "/" + a.name + "/status", body)
+        if st != 200:
+            sys.exit("pdb %s status: %s %s" % (a.name, st, out.get("message", out)))
+        print("PodDisruptionBudget %s/%s (policy/%s): disruptionsAllowed %d" % (a.ns, a.name, version, a.allowed))
+        return 0
+    sys.exit("pdb: the server serves neither policy/v1 nor policy/v1beta1")
+
+
+def audit_events(path):
+    """The audit log's events (one JSON object a line; torn lines skipped)."""
+    with open(path) as fh:
+        for line in fh:
+            try:
+                yield json.loads(line)
+            except ValueError:
+                continue
+
+
+def cmd_audit_names(a):
+    for ev in audit_events(a.file):
+        o = ev.get("objectRef") or {}
+        if (ev.get("stage") != "ResponseComplete" or (ev.get("user") or {}).get("username") != a.user or
+                o.get("resource") != "pods" or (o.get("subresource") or "") != a.sub):
+            continue
+        print("%s/%s %s %s" % (o.get("namespace"), o.get("name"), o.get("apiVersion"),
+                               (ev.get("responseStatus") or {}).get("code")))
+    return 0
+
+
 def cmd_lease(api, a):
     st, body = api.call("GET", "/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s" % (a.ns, a.name))
     if st != 200:
@@ -495,7 +661,7 @@ def cmd_compact():
 PROBE_RESOURCES = [("", r) for r in ("pods", "pods/binding", "pods/status", "pods/eviction", "pods/log",
                                       "pods/exec", "nodes", "nodes/status", "events", "secrets", "configmaps",
                                       "services", "serviceaccounts", "namespaces")] + [
-    ("events.k8s.io", "events"), ("scheduling.x-k8s.io", "podgroups"), ("scheduling.x-k8s.io", "podgroups/status"),
+    ("events.k8s.io", "events"), ("policy", "poddisruptionbudgets"), ("scheduling.x-k8s.io", "podgroups"), ("scheduling.x-k8s.io", "podgroups/status"),
     ("coordination.k8s.io", "leases"), ("rbac.authorization.k8s.io", "clusterroles"), ("apps", "deployments"),
     ("batch", "jobs")]
 PROBE_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
@@ -573,17 +739,12 @@ def cmd_rbac_check(api, a):
                     problems.append("allowed but not in the file: %s %s/%s ns=%s name=%s" % (v, g or "core", res,
                                                                                             ns, name))
     used = set()
-    with open(a.audit) as fh:
-        for line in fh:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            if (ev.get("user") or {}).get("username") != a.user:
-                continue
-            o = ev.get("objectRef") or {}
-            res = o.get("resource", "") + ("/" + o["subresource"] if o.get("subresource") else "")
-            used.add((ev.get("verb"), o.get("apiGroup") or "", res))
+    for ev in audit_events(a.audit):
+        if (ev.get("user") or {}).get("username") != a.user:
+            continue
+        o = ev.get("objectRef") or {}
+        res = o.get("resource", "") + ("/" + o["subresource"] if o.get("subresource") else "")
+        used.add((ev.get("verb"), o.get("apiGroup") or "", res))
     excused = {}
     with open(a.exceptions) as fh:
         for line in fh:
@@ -616,25 +777,20 @@ def cmd_bind_time(a):
     prefix = a.gang + "-"
     created = bound = None
     n_bind = n_patch = 0
-    with open(a.file) as fh:
-        for line in fh:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            o = ev.get("objectRef") or {}
-            if ev.get("stage") != "ResponseComplete" or o.get("namespace") != a.ns or o.get("resource") != "pods":
-                continue
-            name, code = o.get("name") or "", (ev.get("responseStatus") or {}).get("code")
-            if ev["verb"] == "create" and not o.get("subresource") and code == 201:
-                # a create's objectRef has no name in v1.20's audit: match the gang by request URI order instead
-                created = audit_ts(ev)
-            elif ev["verb"] == "create" and o.get("subresource") == "binding" and name.startswith(prefix):
-                n_bind += 1
-                if code == 201:
-                    bound = audit_ts(ev)
-            elif ev["verb"] == "patch" and not o.get("subresource") and name.startswith(prefix):
-                n_patch += 1
+    for ev in audit_events(a.file):
+        o = ev.get("objectRef") or {}
+        if ev.get("stage") != "ResponseComplete" or o.get("namespace") != a.ns or o.get("resource") != "pods":
+            continue
+        name, code = o.get("name") or "", (ev.get("responseStatus") or {}).get("code")
+        if ev["verb"] == "create" and not o.get("subresource") and code == 201:
+            # a create's objectRef has no name in v1.20's audit: match the gang by request URI order instead
+            created = audit_ts(ev)
+        elif ev["verb"] == "create" and o.get("subresource") == "binding" and name.startswith(prefix):
+            n_bind += 1
+            if code == 201:
+                bound = audit_ts(ev)
+        elif ev["verb"] == "patch" and not o.get("subresource") and name.startswith(prefix):
+            n_patch += 1
     if created is None or bound is None:
         print("bind-time: no creation or no binding of %s/%s* in %s" % (a.ns, prefix, a.file))
         return 1
@@ -644,20 +800,15 @@ def cmd_bind_time(a):
 
 def cmd_audit(a):
     counts = {}
-    with open(a.file) as fh:
-        for line in fh:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            if ev.get("stage") != "ResponseComplete" or (ev.get("user") or {}).get("username") != a.user:
-                continue
-            if a.outside and a.outside[0] <= audit_ts(ev) <= a.outside[1]:
-                continue
-            o = ev.get("objectRef") or {}
-            key = "%s %s %s %s %s" % (ev.get("verb"), o.get("apiGroup") or "core", o.get("resource", "-"),
-                                      o.get("subresource") or "-", (ev.get("responseStatus") or {}).get("code"))
-            counts[key] = counts.get(key, 0) + 1
+    for ev in audit_events(a.file):
+        if ev.get("stage") != "ResponseComplete" or (ev.get("user") or {}).get("username") != a.user:
+            continue
+        if a.outside and a.outside[0] <= audit_ts(ev) <= a.outside[1]:
+            continue
+        o = ev.get("objectRef") or {}
+        key = "%s %s %s %s %s" % (ev.get("verb"), o.get("apiGroup") or "core", o.get("resource", "-"),
+                                  o.get("subresource") or "-", (ev.get("responseStatus") or {}).get("code"))
+        counts[key] = counts.get(key, 0) + 1
     for k in sorted(counts):
         print("%s %d" % (k, counts[k]))
     return 0
@@ -694,7 +845,34 @@ def main():
     p = sub.add_parser("kubelet")
     p.add_argument("--reject", action="append", default=[])
     p.add_argument("--not-ready")
+    p.add_argument("--hold")
     p.add_argument("--log")
+    p = sub.add_parser("finish")
+    p.add_argument("ns")
+    p.add_argument("gang")
+    p = sub.add_parser("monitor")
+    p.add_argument("--log", required=True)
+    p = sub.add_parser("nominated")
+    p.add_argument("ns")
+    p.add_argument("gang")
+    p.add_argument("n", type=int)
+    p.add_argument("--timeout", type=float, default=30)
+    p = sub.add_parser("nodes-of")
+    p.add_argument("ns")
+    p.add_argument("gang")
+    p = sub.add_parser("events")
+    p.add_argument("ns")
+    p.add_argument("--reason", required=True)
+    p = sub.add_parser("pdb")
+    p.add_argument("ns")
+    p.add_argument("name")
+    p.add_argument("--match", required=True)
+    p.add_argument("--allowed", type=int, default=0)
+    p.add_argument("--min-available", type=int, default=1)
+    p = sub.add_parser("audit-names")
+    p.add_argument("file")
+    p.add_argument("user")
+    p.add_argument("sub")
     for name, extra in (("wait-bound", ["n"]), ("wait-phase", ["phase", "n"]), ("wait-gone", [])):
         p = sub.add_parser(name)
         p.add_argument("ns")
@@ -706,6 +884,7 @@ def main():
     p.add_argument("ns")
     p.add_argument("text")
     p.add_argument("--api", choices=("core", "events"), default="core")
+    p.add_argument("--reason", default="FailedScheduling")
     p.add_argument("--timeout", type=float, default=30)
     p = sub.add_parser("condition")
     p.add_argument("ns")
@@ -750,6 +929,8 @@ def main():
         return cmd_audit(a)
     if a.cmd == "bind-time":
         return cmd_bind_time(a)
+    if a.cmd == "audit-names":
+        return cmd_audit_names(a)
     for var in ("KUBE_API", "KUBE_CA"):
         if not os.environ.get(var):
             print("kctl.py: %s is not set (source the env file scripts/kube/start.sh wrote)" % var, file=sys.stderr)
@@ -764,7 +945,8 @@ def main():
     fn = {"apply": cmd_apply, "nodes": cmd_nodes, "gang": cmd_gang, "kubelet": cmd_kubelet,
           "wait-bound": cmd_wait_bound, "wait-phase": cmd_wait_phase, "wait-gone": cmd_wait_gone,
           "wait-event": cmd_wait_event, "condition": cmd_condition, "can-i": cmd_can_i, "lease": cmd_lease,
-          "delete-gang": cmd_delete_gang, "rbac-check": cmd_rbac_check}[a.cmd]
+          "delete-gang": cmd_delete_gang, "rbac-check": cmd_rbac_check, "finish": cmd_finish,
+          "monitor": cmd_monitor, "nominated": cmd_nominated, "events": cmd_events, "nodes-of": cmd_nodes_of, "pdb": cmd_pdb}[a.cmd]
     return fn(api, a)
 
 

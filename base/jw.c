@@ -65,25 +65,27 @@ void rf__jw_puts(rf__jw_t *w, const char *s)
     rf__jw_raw(w, s, strlen(s));
 }
 
-void rf__jw_printf(rf__jw_t *w, const char *fmt, ...)
+void rf__jw_vprintf(rf__jw_t *w, const char *fmt, va_list ap)
 {
     char small[256];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= 0 && (size_t)n < sizeof small)
+        rf__jw_raw(w, small, (size_t)n);
+    else if (n >= 0 && s_grow(w, (size_t)n)) {
+        vsnprintf(w->p + w->len, (size_t)n + 1, fmt, again);
+        w->len += (size_t)n;
+    }
+    va_end(again);
+}
+
+void rf__jw_printf(rf__jw_t *w, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    rf__jw_vprintf(w, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        rf__jw_raw(w, small, (size_t)n);
-        return;
-    }
-    if (!s_grow(w, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(w->p + w->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    w->len += (size_t)n;
 }
 
 void rf__jw_strn(rf__jw_t *w, const char *s, size_t n)

@@ -47,46 +47,21 @@
 
 void bench_buf_init(bench_buf_t *buf)
 {
-    memset(buf, 0, sizeof(*buf));
+    rf__jw_init(&buf->jw);
 }
 
 void bench_buf_fini(bench_buf_t *buf)
 {
-    if (!buf)
-        return;
-    free(buf->data);
-    memset(buf, 0, sizeof(*buf));
+    if (buf)
+        rf__jw_fini(&buf->jw);
 }
 
 void bench_buf_printf(bench_buf_t *buf, const char *fmt, ...)
 {
-    if (buf->oom)
-        return;
-    for (;;) {
-        size_t room = buf->cap - buf->len;
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(buf->data ? buf->data + buf->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            buf->oom = true;
-            return;
-        }
-        if ((size_t)n < room) {
-            buf->len += (size_t)n;
-            return;
-        }
-        size_t cap = buf->cap ? buf->cap * 2 : 1 << 16;
-        while (cap - buf->len <= (size_t)n)
-            cap *= 2;
-        char *data = realloc(buf->data, cap);
-        if (!data) {
-            buf->oom = true;
-            return;
-        }
-        buf->data = data;
-        buf->cap = cap;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    rf__jw_vprintf(&buf->jw, fmt, ap);
+    va_end(ap);
 }
 
 /* ---- PRNG: xoshiro256** seeded by splitmix64 ------------------------------------------------------------------- */

@@ -99,24 +99,16 @@ void rf__jw_strn(rf__jw_t *w, const char *s, size_t n)
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
         rf__jw_raw(w, s + start, i - start);
-        char esc[8];
-        switch (c) {
-        case '"':
-            rf__jw_raw(w, "\\\"", 2);
-            break;
-        case '\\':
-            rf__jw_raw(w, "\\\\", 2);
-            break;
-        case '\n':
-            rf__jw_raw(w, "\\n", 2);
-            break;
-        case '\t':
-            rf__jw_raw(w, "\\t", 2);
-            break;
-        case '\r':
-            rf__jw_raw(w, "\\r", 2);
-            break;
-        default:
+        const char *two = c == '"'    ? "\\\""
+                          : c == '\\' ? "\\\\"
+                          : c == '\n' ? "\\n"
+                          : c == '\t' ? "\\t"
+                          : c == '\r' ? "\\r"
+                                      : NULL;
+        if (two) {
+            rf__jw_raw(w, two, 2);
+        } else {
+            char esc[8];
             snprintf(esc, sizeof esc, "\\u%04x", c);
             rf__jw_raw(w, esc, 6);
         }

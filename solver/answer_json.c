@@ -231,6 +231,23 @@ static rf_status s_fields(s_rd_t *r, const rf_doc_t *v, const char *const *keys,
     return RF_OK;
 }
 
+/* The `name` and the flag (`flag_key`) every gang and running gang starts
+ * with: the name must be the problem's (`what` number i, `want`). */
+static rf_status s_head(s_rd_t *r, const rf_doc_t *name, const char *want, const char *what, int32_t i,
+                        const char *flag_key, const rf_doc_t *flag, bool *out)
+{
+    int s0 = s_pk(r, "name");
+    RF_CALL(s_type(r, name, RF_DOC_STR));
+    if (strcmp(name->u.s, want) != 0)
+        return s_fail(r, name, "is \"%.180s\", but the problem's %s %d is \"%.180s\"", name->u.s, what, (int)i, want);
+    s_pop(r, s0);
+    s0 = s_pk(r, flag_key);
+    RF_CALL(s_type(r, flag, RF_DOC_BOOL));
+    *out = flag->u.b;
+    s_pop(r, s0);
+    return RF_OK;
+}
+
 static rf_status s_read_placements(s_rd_t *r, const rf_doc_t *arr, rf_pod_set_answer_t *pa)
 {
     RF_CALL(s_type(r, arr, RF_DOC_ARRAY));
@@ -376,19 +393,7 @@ static rf_status s_read_gang(s_rd_t *r, const rf_doc_t *v, int32_t g)
         return s_fail(r, v, "%s", "missing key \"name\"");
     if (!admitted)
         return s_fail(r, v, "%s", "missing key \"admitted\"");
-    int s0 = s_pk(r, "name");
-    RF_CALL(s_type(r, name, RF_DOC_STR));
-    if (strcmp(name->u.s, gang->name) != 0) {
-        char msg[RF_ERROR_MESSAGE_MAX - 64];
-        snprintf(msg, sizeof msg, "is \"%.180s\", but the problem's gang %d is \"%.180s\"", name->u.s, (int)g,
-                 gang->name);
-        return s_fail(r, name, "%s", msg);
-    }
-    s_pop(r, s0);
-    s0 = s_pk(r, "admitted");
-    RF_CALL(s_type(r, admitted, RF_DOC_BOOL));
-    ga->admitted = admitted->u.b;
-    s_pop(r, s0);
+    RF_CALL(s_head(r, name, gang->name, "gang", g, "admitted", admitted, &ga->admitted));
     for (uint32_t q = 0; q < v->len; q++) {
         const rf_doc_kv_t *kv = &v->u.pairs[q];
         const rf_doc_t *x = &kv->value;
@@ -560,18 +565,9 @@ static rf_status s_read_one_running(s_rd_t *r, const rf_doc_t *v, int32_t i)
     const rf_doc_t *f[3];
     RF_CALL(s_fields(r, v, keys, 2, f));
     const rf_doc_t *name = f[0], *preempted = f[1], *by = f[2];
-    int s0 = s_pk(r, "name");
-    RF_CALL(s_type(r, name, RF_DOC_STR));
-    if (strcmp(name->u.s, r->p->running[i].name) != 0)
-        return s_fail(r, name, "is \"%.180s\", but the problem's running gang %d is \"%.180s\"", name->u.s, (int)i,
-                      r->p->running[i].name);
-    s_pop(r, s0);
-    s0 = s_pk(r, "preempted");
-    RF_CALL(s_type(r, preempted, RF_DOC_BOOL));
-    ra->preempted = preempted->u.b;
-    s_pop(r, s0);
+    RF_CALL(s_head(r, name, r->p->running[i].name, "running gang", i, "preempted", preempted, &ra->preempted));
     if (by) {
-        s0 = s_pk(r, "by");
+        int s0 = s_pk(r, "by");
         RF_CALL(s_read_by(r, by, ra));
         s_pop(r, s0);
     }

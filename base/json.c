@@ -106,6 +106,13 @@ static void *s_array(s_ctx_t *c, size_t n, size_t size)
     return rf__arena_alloc(c->arena, n * size);
 }
 
+/* Back to the path as it was before a key or index was added (`saved`). */
+static void s_unwind(s_ctx_t *c, int saved)
+{
+    c->path_len = saved;
+    c->path[saved] = '\0';
+}
+
 /* The entries of a container (`kind`, "a map of %zu keys" or "an array of
  * %zu items") at `depth`: within the depth limit and uint32, from the arena. */
 static rf_status s_entries(s_ctx_t *c, int depth, size_t n, size_t size, const char *kind, void **out)
@@ -151,8 +158,7 @@ static rf_status s_convert(s_ctx_t *c, json_t *j, rf_doc_t *out, int depth)
             }
             if (s != RF_OK)
                 return s; /* the path names the failing field */
-            c->path_len = saved;
-            c->path[saved] = '\0';
+            s_unwind(c, saved);
             k++;
             out->len = k;
         }
@@ -168,8 +174,7 @@ static rf_status s_convert(s_ctx_t *c, json_t *j, rf_doc_t *out, int depth)
             int saved = c->path_len;
             c->path_len = rf__path_index(c->path, saved, (int)sizeof(c->path), (long)i);
             RF_CALL(s_convert(c, json_array_get(j, i), &out->u.items[i], depth + 1));
-            c->path_len = saved;
-            c->path[saved] = '\0';
+            s_unwind(c, saved);
             out->len = (uint32_t)(i + 1);
         }
         return RF_OK;

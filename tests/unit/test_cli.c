@@ -17,8 +17,7 @@ int s_rackfit_main(int argc, char **argv);
 
 #include "../support/leak.h"
 
-/* Run `fn` with stdout and stderr sent to temporary files; their text
- * (malloc'ed) in *out and *err. */
+/* The whole text written to `f` (malloc'ed). */
 static char *s_slurp(FILE *f)
 {
     fflush(f);
@@ -32,6 +31,8 @@ static char *s_slurp(FILE *f)
     return b;
 }
 
+/* stdout and stderr sent to temporary files between s_capture_begin and
+ * s_capture_end, which hands back their text (malloc'ed). */
 typedef struct {
     int saved_out, saved_err;
     FILE *out, *err;
@@ -93,6 +94,7 @@ Test(cli, whole_numbers)
     cr_assert_eq(s_parse_int(NULL, 0, 10, &v), -1);
     cr_assert_eq(s_parse_int("-5", -5, 5, &v), 0);
     cr_assert_eq(v, -5);
+    rf_test_no_leaks();
 }
 
 Test(cli, limits_by_name)
@@ -185,6 +187,7 @@ Test(cli, exit_codes_and_got)
     cr_assert_str_empty(err.message);
     cr_assert_eq(s_got(RF_OK, NULL, &err, "the solver returned no answer"), RF_EINTERNAL);
     cr_assert_str_eq(err.message, "the solver returned no answer");
+    rf_test_no_leaks();
 }
 
 /* The pretty printer's text for `json`. */

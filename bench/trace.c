@@ -208,6 +208,7 @@ static int32_t s_col_of(const s_row_t *h, const char *name)
 
 static rf_status s_header(const s_row_t *h, s_cols_t *c, rf_error_t *err)
 {
+    memset(c, -1, sizeof(*c)); /* -1: no such column */
     size_t k = 0, n = sizeof s_formats / sizeof s_formats[0];
     while (k < n && !(s_col(h, s_formats[k].id[0]) >= 0 && s_col(h, s_formats[k].id[1]) >= 0 &&
                       s_col(h, s_formats[k].id[2]) >= 0))
@@ -217,7 +218,6 @@ static rf_status s_header(const s_row_t *h, s_cols_t *c, rf_error_t *err)
                             "%s: unknown trace format (header '%s,...'): expected Tiresias, "
                             "Pollux, Alibaba openb or sim columns",
                             h->path, h->n ? h->f[0] : "");
-    memset(c, -1, sizeof(*c)); /* -1: no such column */
     c->fmt = s_formats[k].fmt;
     c->name = s_col_of(h, s_formats[k].name);
     c->submit = s_col_of(h, s_formats[k].submit);

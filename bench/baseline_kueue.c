@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "grow.h"
 
 #define S_FIT_MAX ((int64_t)1 << 24) /* pods per node when nothing limits them */
 #define S_TRIES   8                  /* candidate domains tried per level for multi-pod-set gangs */
@@ -248,17 +249,17 @@ static int64_t s_cap(const s_ctx_t *c, int32_t l, int32_t d)
 
 static rf_status s_emit(s_ctx_t *c, int32_t node, int64_t count)
 {
-    if (c->n_emit == c->cap_emit) {
-        int32_t ncap = c->cap_emit ? c->cap_emit * 2 : 256;
-        s_emit_t *e = realloc(c->emit, (size_t)ncap * sizeof(*e));
+    if (c->n_emit == c->cap_emit) { /* two arrays of one capacity */
+        int32_t cap_e = c->cap_emit, cap_ps = c->cap_emit;
+        s_emit_t *e = rf__grow(c->emit, &cap_e, (int64_t)c->n_emit + 1, 256, sizeof(*e));
         if (e)
             c->emit = e;
-        int32_t *ps = realloc(c->emit_ps, (size_t)ncap * sizeof(*ps));
+        int32_t *ps = rf__grow(c->emit_ps, &cap_ps, (int64_t)c->n_emit + 1, 256, sizeof(*ps));
         if (ps)
             c->emit_ps = ps;
         if (!e || !ps)
             return RF_ENOMEM;
-        c->cap_emit = ncap;
+        c->cap_emit = cap_e;
     }
     c->emit[c->n_emit].node = node;
     c->emit[c->n_emit].count = (int32_t)count;

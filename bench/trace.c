@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "file.h"
+#include "grow.h"
 #include "trace.h"
 
 #define S_MAX_COLS 32
@@ -397,14 +398,12 @@ rf_status sim_trace_read(const char *path, const sim_trace_opts_t *o, sim_trace_
             } else if (st == RF_OK) {
                 out->rows++;
                 if (out->n == cap) {
-                    int32_t nc = cap ? cap * 2 : 256;
-                    sim_job_t *nj = realloc(out->jobs, (size_t)nc * sizeof(*nj));
+                    sim_job_t *nj = rf__grow(out->jobs, &cap, (int64_t)out->n + 1, 256, sizeof(*nj));
                     if (!nj) {
                         st = rf_error_set(err, RF_ENOMEM, "", "%s: out of memory", path);
                         break;
                     }
                     out->jobs = nj;
-                    cap = nc;
                 }
                 bool keep;
                 st = s_row(&c, &r, o, &out->jobs[out->n], &keep, err);

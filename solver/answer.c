@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "rackfit/answer.h"
 
 /* ------------------------------------------------------------------ */
@@ -119,16 +120,10 @@ static rf_status s_reserve(rf_pod_set_answer_t *ps, int32_t need)
 {
     if (need <= ps->cap_placements)
         return RF_OK;
-    int64_t cap = ps->cap_placements > 0 ? ps->cap_placements : 4;
-    while (cap < need)
-        cap *= 2;
-    if (cap > INT32_MAX)
-        cap = INT32_MAX;
-    rf_placement_t *pl = realloc(ps->placements, sizeof *pl * (size_t)cap);
+    rf_placement_t *pl = rf__grow(ps->placements, &ps->cap_placements, need, 4, sizeof *pl);
     if (!pl)
         return RF_ENOMEM;
     ps->placements = pl;
-    ps->cap_placements = (int32_t)cap;
     return RF_OK;
 }
 
@@ -224,12 +219,10 @@ static rf_status s_by_add(rf_running_answer_t *ra, int32_t g, int32_t *cap)
     if (ra->n_by > 0 && ra->by[ra->n_by - 1] == g)
         return RF_OK;
     if (ra->n_by >= *cap) {
-        int32_t nc = *cap > 0 ? *cap * 2 : 4;
-        int32_t *by = realloc(ra->by, sizeof *by * (size_t)nc);
+        int32_t *by = rf__grow(ra->by, cap, (int64_t)ra->n_by + 1, 4, sizeof *by);
         if (!by)
             return RF_ENOMEM;
         ra->by = by;
-        *cap = nc;
     }
     ra->by[ra->n_by++] = g;
     return RF_OK;

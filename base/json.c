@@ -106,21 +106,39 @@ static void *s_array(s_ctx_t *c, size_t n, size_t size)
     return rf__arena_alloc(c->arena, n * size);
 }
 
+/* Back to the path as it was before a key or index was added (`saved`). */
+static void s_unwind(s_ctx_t *c, int saved)
+{
+    c->path_len = saved;
+    c->path[saved] = '\0';
+}
+
+/* The entries of a container (`kind`, "a map of %zu keys" or "an array of
+ * %zu items") at `depth`: within the depth limit and uint32, from the arena. */
+static rf_status s_entries(s_ctx_t *c, int depth, size_t n, size_t size, const char *kind, void **out)
+{
+    if (depth >= c->max_depth)
+        return rf_error_set(c->err, RF_ELIMIT, c->path, "nesting deeper than the limit of %d", c->max_depth);
+    if (n > UINT32_MAX) {
+        char what[64];
+        snprintf(what, sizeof what, kind, n);
+        return rf_error_set(c->err, RF_ELIMIT, c->path, "%s is too large", what);
+    }
+    *out = s_array(c, n, size);
+    return *out ? RF_OK : s_nomem(c);
+}
+
 static rf_status s_convert(s_ctx_t *c, json_t *j, rf_doc_t *out, int depth)
 {
     out->offset = -1;
     out->len = 0;
     switch (json_typeof(j)) {
     case JSON_OBJECT: {
-        if (depth >= c->max_depth)
-            return rf_error_set(c->err, RF_ELIMIT, c->path, "nesting deeper than the limit of %d", c->max_depth);
         size_t n = json_object_size(j);
-        if (n > UINT32_MAX)
-            return rf_error_set(c->err, RF_ELIMIT, c->path, "a map of %zu keys is too large", n);
+        void *pairs = NULL;
+        RF_CALL(s_entries(c, depth, n, sizeof(rf_doc_kv_t), "a map of %zu keys", &pairs));
         out->type = RF_DOC_MAP;
-        out->u.pairs = s_array(c, n, sizeof(rf_doc_kv_t));
-        if (!out->u.pairs)
-            return s_nomem(c);
+        out->u.pairs = pairs;
         const char *key;
         json_t *value;
         uint32_t k = 0;
@@ -140,29 +158,23 @@ static rf_status s_convert(s_ctx_t *c, json_t *j, rf_doc_t *out, int depth)
             }
             if (s != RF_OK)
                 return s; /* the path names the failing field */
-            c->path_len = saved;
-            c->path[saved] = '\0';
+            s_unwind(c, saved);
             k++;
             out->len = k;
         }
         return RF_OK;
     }
     case JSON_ARRAY: {
-        if (depth >= c->max_depth)
-            return rf_error_set(c->err, RF_ELIMIT, c->path, "nesting deeper than the limit of %d", c->max_depth);
         size_t n = json_array_size(j);
-        if (n > UINT32_MAX)
-            return rf_error_set(c->err, RF_ELIMIT, c->path, "an array of %zu items is too large", n);
+        void *items = NULL;
+        RF_CALL(s_entries(c, depth, n, sizeof(rf_doc_t), "an array of %zu items", &items));
         out->type = RF_DOC_ARRAY;
-        out->u.items = s_array(c, n, sizeof(rf_doc_t));
-        if (!out->u.items)
-            return s_nomem(c);
+        out->u.items = items;
         for (size_t i = 0; i < n; i++) {
             int saved = c->path_len;
             c->path_len = rf__path_index(c->path, saved, (int)sizeof(c->path), (long)i);
             RF_CALL(s_convert(c, json_array_get(j, i), &out->u.items[i], depth + 1));
-            c->path_len = saved;
-            c->path[saved] = '\0';
+            s_unwind(c, saved);
             out->len = (uint32_t)(i + 1);
         }
         return RF_OK;

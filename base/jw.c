@@ -65,25 +65,27 @@ void rf__jw_puts(rf__jw_t *w, const char *s)
     rf__jw_raw(w, s, strlen(s));
 }
 
-void rf__jw_printf(rf__jw_t *w, const char *fmt, ...)
+void rf__jw_vprintf(rf__jw_t *w, const char *fmt, va_list ap)
 {
     char small[256];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= 0 && (size_t)n < sizeof small)
+        rf__jw_raw(w, small, (size_t)n);
+    else if (n >= 0 && s_grow(w, (size_t)n)) {
+        vsnprintf(w->p + w->len, (size_t)n + 1, fmt, again);
+        w->len += (size_t)n;
+    }
+    va_end(again);
+}
+
+void rf__jw_printf(rf__jw_t *w, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    rf__jw_vprintf(w, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        rf__jw_raw(w, small, (size_t)n);
-        return;
-    }
-    if (!s_grow(w, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(w->p + w->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    w->len += (size_t)n;
 }
 
 void rf__jw_strn(rf__jw_t *w, const char *s, size_t n)
@@ -97,24 +99,16 @@ void rf__jw_strn(rf__jw_t *w, const char *s, size_t n)
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
         rf__jw_raw(w, s + start, i - start);
-        char esc[8];
-        switch (c) {
-        case '"':
-            rf__jw_raw(w, "\\\"", 2);
-            break;
-        case '\\':
-            rf__jw_raw(w, "\\\\", 2);
-            break;
-        case '\n':
-            rf__jw_raw(w, "\\n", 2);
-            break;
-        case '\t':
-            rf__jw_raw(w, "\\t", 2);
-            break;
-        case '\r':
-            rf__jw_raw(w, "\\r", 2);
-            break;
-        default:
+        const char *two = c == '"'    ? "\\\""
+                          : c == '\\' ? "\\\\"
+                          : c == '\n' ? "\\n"
+                          : c == '\t' ? "\\t"
+                          : c == '\r' ? "\\r"
+                                      : NULL;
+        if (two) {
+            rf__jw_raw(w, two, 2);
+        } else {
+            char esc[8];
             snprintf(esc, sizeof esc, "\\u%04x", c);
             rf__jw_raw(w, esc, 6);
         }

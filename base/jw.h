@@ -7,6 +7,7 @@
 #ifndef RACKFIT_BASE_JW_H
 #define RACKFIT_BASE_JW_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +28,11 @@ void rf__jw_puts(rf__jw_t *w, const char *s);
 void rf__jw_printf(rf__jw_t *w, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void rf__jw_vprintf(rf__jw_t *w, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
 #endif
     ;
 /* A JSON string literal, quotes included; NULL writes null. */

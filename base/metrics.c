@@ -20,6 +20,17 @@
 
 /* --------------------------------------------------------- data structures */
 
+/* Append X to the singly linked list (by `next`) whose ends are HEAD and
+ * TAIL: the one way families, series and collectors are kept in order. */
+#define S_APPEND(head, tail, x)                                                                                        \
+    do {                                                                                                               \
+        if (tail)                                                                                                      \
+            (tail)->next = (x);                                                                                        \
+        else                                                                                                           \
+            (head) = (x);                                                                                              \
+        (tail) = (x);                                                                                                  \
+    } while (0)
+
 typedef enum { S_COUNTER = 0, S_GAUGE, S_HISTOGRAM } s_type_t;
 
 struct rf__series {
@@ -161,13 +172,8 @@ static rf__metric_t *s_register(rf__metrics_t *m, s_type_t type, const char *nam
     pthread_mutex_lock(&m->mu);
     for (rf__metric_t *g = m->head; g && ok; g = g->next)
         ok = strcmp(g->name, name) != 0;
-    if (ok) {
-        if (m->tail)
-            m->tail->next = f;
-        else
-            m->head = f;
-        m->tail = f;
-    }
+    if (ok)
+        S_APPEND(m->head, m->tail, f);
     pthread_mutex_unlock(&m->mu);
     if (!ok) {
         s_family_free(f);
@@ -388,13 +394,8 @@ rf__series_t *rf__metric_series(rf__metric_t *f, const char *const *values)
     rf__series_t *s = f->head;
     while (s && !s_same(s, f->n_labels, values, h))
         s = s->next;
-    if (!s && (s = s_series_new(f, values, h))) {
-        if (f->tail)
-            f->tail->next = s;
-        else
-            f->head = s;
-        f->tail = s;
-    }
+    if (!s && (s = s_series_new(f, values, h)))
+        S_APPEND(f->head, f->tail, s);
     pthread_mutex_unlock(&m->mu);
     return s;
 }
@@ -483,11 +484,7 @@ int rf__metrics_on_collect(rf__metrics_t *m, void (*fn)(void *arg, rf__metrics_t
     c->fn = fn;
     c->arg = arg;
     pthread_mutex_lock(&m->mu);
-    if (m->collect_tail)
-        m->collect_tail->next = c;
-    else
-        m->collect = c;
-    m->collect_tail = c;
+    S_APPEND(m->collect, m->collect_tail, c);
     pthread_mutex_unlock(&m->mu);
     return 0;
 }

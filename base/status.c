@@ -27,28 +27,38 @@ static size_t s_utf8_trim(const char *s, size_t len)
     return (want > 1 && back + 1 < want) ? i - 1 : len;
 }
 
+/* The table of RF_STATUS_MAP as data: one row a status. */
+typedef struct {
+    rf_status status;
+    const char *code;
+    const char *message;
+} s_status_row_t;
+
+static const s_status_row_t s_rows[] = {
+#define RF__STATUS_ROW(name, value, code, msg) {RF_##name, code, msg},
+    RF_STATUS_MAP(RF__STATUS_ROW)
+#undef RF__STATUS_ROW
+};
+
+/* The row of `status`, or NULL for a value outside the table. */
+static const s_status_row_t *s_row(rf_status status)
+{
+    for (size_t i = 0; i < sizeof s_rows / sizeof s_rows[0]; i++)
+        if (s_rows[i].status == status)
+            return &s_rows[i];
+    return NULL;
+}
+
 const char *rf_status_code(rf_status status)
 {
-    switch (status) {
-#define RF__STATUS_CODE(name, value, code, msg)                                                                        \
-    case RF_##name:                                                                                                    \
-        return code;
-        RF_STATUS_MAP(RF__STATUS_CODE)
-#undef RF__STATUS_CODE
-    }
-    return "unknown";
+    const s_status_row_t *row = s_row(status);
+    return row ? row->code : "unknown";
 }
 
 const char *rf_status_message(rf_status status)
 {
-    switch (status) {
-#define RF__STATUS_MSG(name, value, code, msg)                                                                         \
-    case RF_##name:                                                                                                    \
-        return msg;
-        RF_STATUS_MAP(RF__STATUS_MSG)
-#undef RF__STATUS_MSG
-    }
-    return "unknown status";
+    const s_status_row_t *row = s_row(status);
+    return row ? row->message : "unknown status";
 }
 
 void rf_error_clear(rf_error_t *err)

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "grow.h"
 
 #define S_FIT_MAX ((int64_t)1 << 24) /* pods per node when nothing limits them */
 #define S_TRIES   8                  /* candidate domains tried per level for multi-pod-set gangs */
@@ -248,17 +249,17 @@ static int64_t s_cap(const s_ctx_t *c, int32_t l, int32_t d)
 
 static rf_status s_emit(s_ctx_t *c, int32_t node, int64_t count)
 {
-    if (c->n_emit == c->cap_emit) {
-        int32_t ncap = c->cap_emit ? c->cap_emit * 2 : 256;
-        s_emit_t *e = realloc(c->emit, (size_t)ncap * sizeof(*e));
+    if (c->n_emit == c->cap_emit) { /* two arrays of one capacity */
+        int32_t cap_e = c->cap_emit, cap_ps = c->cap_emit;
+        s_emit_t *e = rf__grow(c->emit, &cap_e, (int64_t)c->n_emit + 1, 256, sizeof(*e));
         if (e)
             c->emit = e;
-        int32_t *ps = realloc(c->emit_ps, (size_t)ncap * sizeof(*ps));
+        int32_t *ps = rf__grow(c->emit_ps, &cap_ps, (int64_t)c->n_emit + 1, 256, sizeof(*ps));
         if (ps)
             c->emit_ps = ps;
         if (!e || !ps)
             return RF_ENOMEM;
-        c->cap_emit = ncap;
+        c->cap_emit = cap_e;
     }
     c->emit[c->n_emit].node = node;
     c->emit[c->n_emit].count = (int32_t)count;
@@ -270,19 +271,6 @@ static rf_status s_emit(s_ctx_t *c, int32_t node, int64_t count)
         if (fr[r] != RF_QTY_UNLIMITED)
             fr[r] -= count * c->cur->requests[r];
     return RF_OK;
-}
-
-typedef struct {
-    int64_t cap;
-    int32_t id;
-} s_child_t;
-
-static int s_cmp_child_desc(const void *a, const void *b)
-{
-    const s_child_t *x = a, *y = b;
-    if (x->cap != y->cap)
-        return x->cap > y->cap ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
 }
 
 /* Place k units (level l's units) inside domain d of level l (-1: the root).
@@ -305,41 +293,42 @@ static rf_status s_descend(s_ctx_t *c, int32_t l, int32_t d, int64_t k)
         end = c->dom[l][d].child_end;
     }
     int32_t n = end - first;
-    s_child_t *ch = malloc((size_t)(n > 0 ? n : 1) * sizeof(*ch));
+    bench_ranked_t *ch = malloc((size_t)(n > 0 ? n : 1) * sizeof(*ch));
     if (!ch)
         return RF_ENOMEM;
     int32_t best = -1;
     int64_t total = 0;
     for (int32_t i = 0; i < n; i++) {
-        ch[i].id = first + i;
-        ch[i].cap = nodes ? c->fit[c->order[first + i]] : c->cap[l + 1][first + i];
-        total += ch[i].cap;
-        if (ch[i].cap >= kk && (best < 0 || ch[i].cap < ch[best].cap))
+        ch[i].index = first + i;
+        ch[i].key = nodes ? c->fit[c->order[first + i]] : c->cap[l + 1][first + i];
+        total += ch[i].key;
+        if (ch[i].key >= kk && (best < 0 || ch[i].key < ch[best].key))
             best = i;
     }
     rf_status st = RF_OK;
     if (total < kk) {
         st = RF_EINTERNAL;
     } else if (best >= 0) {
-        st = nodes ? s_emit(c, c->order[ch[best].id], kk) : s_descend(c, l + 1, ch[best].id, kk);
+        st = nodes ? s_emit(c, c->order[ch[best].index], kk) : s_descend(c, l + 1, ch[best].index, kk);
     } else {
-        qsort(ch, (size_t)n, sizeof(*ch), s_cmp_child_desc);
+        qsort(ch, (size_t)n, sizeof(*ch), bench_ranked_cmp);
         int32_t m = 0;
         int64_t sum = 0;
         while (sum < kk) {
-            sum += ch[m].cap;
+            sum += ch[m].key;
             m++;
         }
         /* Replace the last one by the smallest child that covers the remainder. */
-        int64_t rem = kk - (sum - ch[m - 1].cap);
+        int64_t rem = kk - (sum - ch[m - 1].key);
         int32_t last = m - 1;
         for (int32_t i = m - 1; i < n; i++)
-            if (ch[i].cap >= rem && (ch[i].cap < ch[last].cap || (ch[i].cap == ch[last].cap && ch[i].id < ch[last].id)))
+            if (ch[i].key >= rem &&
+                (ch[i].key < ch[last].key || (ch[i].key == ch[last].key && ch[i].index < ch[last].index)))
                 last = i;
         for (int32_t i = 0; i < m && st == RF_OK; i++) {
             int32_t idx = i == m - 1 ? last : i;
-            int64_t take = i == m - 1 ? rem : ch[i].cap;
-            st = nodes ? s_emit(c, c->order[ch[idx].id], take) : s_descend(c, l + 1, ch[idx].id, take);
+            int64_t take = i == m - 1 ? rem : ch[i].key;
+            st = nodes ? s_emit(c, c->order[ch[idx].index], take) : s_descend(c, l + 1, ch[idx].index, take);
         }
     }
     free(ch);
@@ -447,7 +436,7 @@ static rf_status s_try(s_ctx_t *c, const rf_gang_t *g, const int64_t *want, int3
     int32_t lg = g->topology.required;
     int32_t lo = lg >= 0 ? lg : c->L - 1, hi = lg >= 0 ? lg : 0;
     int32_t tries_max = g->n_pod_sets > 1 || pp->topology.required > lg ? S_TRIES : 1;
-    s_child_t *cand = NULL;
+    bench_ranked_t *cand = NULL;
     rf_status st = RF_OK;
     *ok = false;
     for (int32_t l = lo; l >= hi && !*ok; l--) {
@@ -467,8 +456,8 @@ static rf_status s_try(s_ctx_t *c, const rf_gang_t *g, const int64_t *want, int3
             if (c->cap[l][d] > best_fit)
                 best_fit = c->cap[l][d];
             if (c->cap[l][d] >= need) {
-                cand[n].cap = c->cap[l][d];
-                cand[n].id = d;
+                cand[n].key = c->cap[l][d];
+                cand[n].index = d;
                 n++;
             }
         }
@@ -481,12 +470,12 @@ static rf_status s_try(s_ctx_t *c, const rf_gang_t *g, const int64_t *want, int3
         for (int32_t t = 0; t < n && t < tries_max && !*ok; t++) {
             int32_t b = t;
             for (int32_t i = t + 1; i < n; i++)
-                if (cand[i].cap < cand[b].cap || (cand[i].cap == cand[b].cap && cand[i].id < cand[b].id))
+                if (cand[i].key < cand[b].key || (cand[i].key == cand[b].key && cand[i].index < cand[b].index))
                     b = i;
-            s_child_t tmp = cand[t];
+            bench_ranked_t tmp = cand[t];
             cand[t] = cand[b];
             cand[b] = tmp;
-            st = s_place_gang_in(c, g, want, l, cand[t].id, ok);
+            st = s_place_gang_in(c, g, want, l, cand[t].index, ok);
             if (st != RF_OK)
                 goto done;
         }

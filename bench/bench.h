@@ -40,6 +40,15 @@ typedef struct {
     bench_kube_stats_t kube;
 } bench_extra_t;
 
+/* A key and the index it belongs to; bench_ranked_cmp (for qsort) orders
+ * them key descending, then index ascending (ties by index, never by
+ * chance). */
+typedef struct {
+    int64_t key;
+    int32_t index;
+} bench_ranked_t;
+int bench_ranked_cmp(const void *a, const void *b);
+
 /* The gangs' indices in queue order (priority descending, then problem
  * order), malloc'ed; NULL on ENOMEM. Both baselines take gangs this way. */
 int32_t *bench_queue_order(const rf_problem_t *problem);

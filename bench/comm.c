@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "grow.h"
 
 /* ---- local methods --------------------------------------------------------------------------------------------- */
 
@@ -98,12 +99,10 @@ static rf_status s_ring_edges(comm_job_t *job, const comm_topo_t *t, const int32
                 e++;
             if (e == job->n_edges) {
                 if (job->n_edges == *cap) {
-                    int32_t nc = *cap ? *cap * 2 : 8;
-                    comm_edge_t *ne = realloc(job->edges, (size_t)nc * sizeof(*ne));
+                    comm_edge_t *ne = rf__grow(job->edges, cap, (int64_t)job->n_edges + 1, 8, sizeof(*ne));
                     if (!ne)
                         return RF_ENOMEM;
                     job->edges = ne;
-                    *cap = nc;
                 }
                 job->edges[e] = (comm_edge_t){.level = l, .dom = da, .weight = 0};
                 job->n_edges++;

@@ -32,6 +32,7 @@
  * bytes. Draws are integers or 53-bit fractions compared with constants;
  * nothing in the output is formatted from a floating-point value. */
 #include "gen.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -47,46 +48,21 @@
 
 void bench_buf_init(bench_buf_t *buf)
 {
-    memset(buf, 0, sizeof(*buf));
+    rf__jw_init(&buf->jw);
 }
 
 void bench_buf_fini(bench_buf_t *buf)
 {
-    if (!buf)
-        return;
-    free(buf->data);
-    memset(buf, 0, sizeof(*buf));
+    if (buf)
+        rf__jw_fini(&buf->jw);
 }
 
 void bench_buf_printf(bench_buf_t *buf, const char *fmt, ...)
 {
-    if (buf->oom)
-        return;
-    for (;;) {
-        size_t room = buf->cap - buf->len;
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(buf->data ? buf->data + buf->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            buf->oom = true;
-            return;
-        }
-        if ((size_t)n < room) {
-            buf->len += (size_t)n;
-            return;
-        }
-        size_t cap = buf->cap ? buf->cap * 2 : 1 << 16;
-        while (cap - buf->len <= (size_t)n)
-            cap *= 2;
-        char *data = realloc(buf->data, cap);
-        if (!data) {
-            buf->oom = true;
-            return;
-        }
-        buf->data = data;
-        buf->cap = cap;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    rf__jw_vprintf(&buf->jw, fmt, ap);
+    va_end(ap);
 }
 
 /* ---- PRNG: xoshiro256** seeded by splitmix64 ------------------------------------------------------------------- */
@@ -522,10 +498,10 @@ rf_status bench_gen_lingjun(const bench_gen_opts_t *opts, bench_buf_t *out, benc
             continue;
         if (line[0] == '\n' || line[0] == '\r' || line[0] == '\0')
             continue;
-        if (f.n == cap) {
-            int32_t ncap = cap ? cap * 2 : 1024;
-            s_host_t *h = realloc(f.hosts, (size_t)ncap * sizeof(*h));
-            char(*ip)[72] = realloc(ips, (size_t)ncap * sizeof(*ip));
+        if (f.n == cap) { /* two arrays of one capacity */
+            int32_t cap_h = cap, cap_ip = cap;
+            s_host_t *h = rf__grow(f.hosts, &cap_h, (int64_t)f.n + 1, 1024, sizeof(*h));
+            char(*ip)[72] = rf__grow(ips, &cap_ip, (int64_t)f.n + 1, 1024, sizeof(*ip));
             if (h)
                 f.hosts = h;
             if (ip)
@@ -534,7 +510,7 @@ rf_status bench_gen_lingjun(const bench_gen_opts_t *opts, bench_buf_t *out, benc
                 st = rf_error_set(err, RF_ENOMEM, "", "out of memory");
                 goto done;
             }
-            cap = ncap;
+            cap = cap_h;
         }
         s_host_t *x = &f.hosts[f.n];
         memset(x, 0, sizeof(*x));

@@ -17,15 +17,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jw.h"
 #include "rackfit/status.h"
 
-/* A growable text buffer. `oom` is sticky: once an append failed, the buffer
- * keeps its old contents and every later append is a no-op. */
-typedef struct {
-    char *data; /* NUL-terminated while len > 0 */
-    size_t len;
-    size_t cap;
-    bool oom;
+/* A growable text buffer: the base layer's writer (base/jw.h), its members
+ * also under the names bench has always used (`data` is the writer's `p`).
+ * `oom` is sticky: once an append failed, the buffer keeps its old contents
+ * and every later append is a no-op. */
+typedef union {
+    rf__jw_t jw;
+    struct {
+        char *data; /* NUL-terminated while len > 0 */
+        size_t len;
+        size_t cap;
+        bool oom;
+    };
 } bench_buf_t;
 
 void bench_buf_init(bench_buf_t *buf);

@@ -1,27 +1,23 @@
 /* bench/queue.c: what both baselines (bench.h) share: the queue order
  * (priority descending, then problem order, as Kueue's StrictFIFO queue hands
- * gangs out) and the per-node view of the cluster they start from. */
+ * gangs out), the ranked-entry order it and the kueue baseline's domain
+ * choice sort by, and the per-node view of the cluster they start from. */
 #include <stdlib.h>
 
 #include "bench.h"
 
-typedef struct {
-    int64_t priority;
-    int32_t index;
-} s_queued_t;
-
-static int s_cmp_queue(const void *a, const void *b)
+int bench_ranked_cmp(const void *a, const void *b)
 {
-    const s_queued_t *x = a, *y = b;
-    if (x->priority != y->priority)
-        return x->priority > y->priority ? -1 : 1;
+    const bench_ranked_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key > y->key ? -1 : 1;
     return (x->index > y->index) - (x->index < y->index);
 }
 
 int32_t *bench_queue_order(const rf_problem_t *p)
 {
     size_t n = p->n_gangs > 0 ? (size_t)p->n_gangs : 1;
-    s_queued_t *q = malloc(n * sizeof(*q));
+    bench_ranked_t *q = malloc(n * sizeof(*q));
     int32_t *out = malloc(n * sizeof(*out));
     if (!q || !out) {
         free(q);
@@ -29,10 +25,10 @@ int32_t *bench_queue_order(const rf_problem_t *p)
         return NULL;
     }
     for (int32_t i = 0; i < p->n_gangs; i++) {
-        q[i].priority = p->gangs[i].priority;
+        q[i].key = p->gangs[i].priority;
         q[i].index = i;
     }
-    qsort(q, (size_t)p->n_gangs, sizeof(*q), s_cmp_queue);
+    qsort(q, (size_t)p->n_gangs, sizeof(*q), bench_ranked_cmp);
     for (int32_t i = 0; i < p->n_gangs; i++)
         out[i] = q[i].index;
     free(q);

@@ -15,6 +15,7 @@
 
 #include "bench.h"
 #include "clock.h"
+#include "grow.h"
 #include "sim.h"
 
 #define S_DONE_EPS 1e-6 /* seconds: a job whose remaining time is below this is done */
@@ -114,12 +115,10 @@ static rf_status s_sample(s_sim_t *s, rf_error_t *err)
         return RF_OK;
     }
     if (r->n_samples == r->cap_samples) {
-        int32_t nc = r->cap_samples ? r->cap_samples * 2 : 1024;
-        sim_sample_t *ns = realloc(r->samples, (size_t)nc * sizeof(*ns));
+        sim_sample_t *ns = rf__grow(r->samples, &r->cap_samples, (int64_t)r->n_samples + 1, 1024, sizeof(*ns));
         if (!ns)
             return rf_error_set(err, RF_ENOMEM, "", "sim: out of memory");
         r->samples = ns;
-        r->cap_samples = nc;
     }
     r->samples[r->n_samples++] = x;
     return RF_OK;

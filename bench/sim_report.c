@@ -49,6 +49,21 @@ static void s_run_name(const sim_run_t *r, char *buf, size_t cap)
     snprintf(buf, cap, "%s_%s", sim_policy_name(r->policy), r->comm_on ? "on" : "off");
 }
 
+/* A CSV header: `first`, then for each run its name followed by each of
+ * `suffixes` (NULL-terminated; {""} for the bare name), one line. */
+static void s_csv_header(FILE *fp, const char *first, const sim_run_t *runs, int32_t n_runs,
+                         const char *const *suffixes)
+{
+    fputs(first, fp);
+    for (int32_t k = 0; k < n_runs; k++) {
+        char rn[32];
+        s_run_name(&runs[k], rn, sizeof(rn));
+        for (const char *const *x = suffixes; *x; x++)
+            fprintf(fp, ",%s%s", rn, *x);
+    }
+    fputc('\n', fp);
+}
+
 static int s_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -77,14 +92,10 @@ static rf_status s_cdf_csv(const char *dir, const char *name, const sim_run_t *r
         return err->code;
     double *v[2 * SIM_N_POLICIES];
     int32_t n[2 * SIM_N_POLICIES];
-    fprintf(fp, "quantile");
-    for (int32_t k = 0; k < n_runs; k++) {
-        char rn[32];
-        s_run_name(&runs[k], rn, sizeof(rn));
-        fprintf(fp, ",%s", rn);
+    static const char *const bare[] = {"", NULL};
+    s_csv_header(fp, "quantile", runs, n_runs, bare);
+    for (int32_t k = 0; k < n_runs; k++)
         v[k] = s_sorted(&runs[k].res, wait, &n[k]);
-    }
-    fprintf(fp, "\n");
     for (int32_t q = 1; q <= 100; q++) {
         fprintf(fp, "%.2f", q / 100.0);
         for (int32_t k = 0; k < n_runs; k++) {
@@ -124,13 +135,8 @@ static rf_status s_util_csv(const char *dir, const sim_run_t *runs, int32_t n_ru
     double span = 0;
     for (int32_t k = 0; k < n_runs; k++)
         span = runs[k].res.makespan > span ? runs[k].res.makespan : span;
-    fprintf(fp, "hours");
-    for (int32_t k = 0; k < n_runs; k++) {
-        char rn[32];
-        s_run_name(&runs[k], rn, sizeof(rn));
-        fprintf(fp, ",%s_alloc,%s_eff", rn, rn);
-    }
-    fprintf(fp, "\n");
+    static const char *const util[] = {"_alloc", "_eff", NULL};
+    s_csv_header(fp, "hours", runs, n_runs, util);
     for (int32_t b = 0; b < S_BINS && span > 0; b++) {
         double a = span * b / S_BINS, e = span * (b + 1) / S_BINS;
         fprintf(fp, "%.6g", (a + e) / 2 / 3600.0);
@@ -147,13 +153,8 @@ static rf_status s_spread_csv(const char *dir, const sim_run_t *runs, int32_t n_
     FILE *fp = s_open(dir, "spread.csv", path, sizeof(path), err);
     if (!fp)
         return err->code;
-    fprintf(fp, "gpus");
-    for (int32_t k = 0; k < n_runs; k++) {
-        char rn[32];
-        s_run_name(&runs[k], rn, sizeof(rn));
-        fprintf(fp, ",%s_racks,%s_jobs", rn, rn);
-    }
-    fprintf(fp, "\n");
+    static const char *const spread[] = {"_racks", "_jobs", NULL};
+    s_csv_header(fp, "gpus", runs, n_runs, spread);
     for (int32_t c = 0; c < S_N_CLASSES; c++) {
         fprintf(fp, "%s", s_class_names[c]);
         for (int32_t k = 0; k < n_runs; k++) {

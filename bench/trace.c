@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "file.h"
+#include "grow.h"
 #include "trace.h"
 
 #define S_MAX_COLS 32
@@ -143,45 +144,92 @@ typedef struct {
     int32_t prio; /* sim only (optional `priority` column), else -1 */
 } s_cols_t;
 
+/* The formats, tried in order: the columns that identify one (all three
+ * present), then the column of each field (NULL: the format has none). */
+static const struct {
+    s_format fmt;
+    const char *id[3];
+    const char *name, *submit, *gpus, *duration, *model, *gpu_milli, *sched, *del, *qos, *prio;
+} s_formats[] = {
+    {S_TIRESIAS,
+     {"job_id", "num_gpu", "submit_time"},
+     "job_id",
+     "submit_time",
+     "num_gpu",
+     "duration",
+     "model_name",
+     NULL,
+     NULL,
+     NULL,
+     NULL,
+     NULL},
+    {S_POLLUX,
+     {"num_replicas", "time", "application"},
+     "name",
+     "time",
+     "num_replicas",
+     NULL,
+     "application",
+     NULL,
+     NULL,
+     NULL,
+     NULL,
+     NULL},
+    {S_OPENB,
+     {"num_gpu", "creation_time", "scheduled_time"},
+     "name",
+     "creation_time",
+     "num_gpu",
+     NULL,
+     NULL,
+     "gpu_milli",
+     "scheduled_time",
+     "deletion_time",
+     "qos",
+     NULL},
+    {S_SIM,
+     {"submit", "gpus", "duration"},
+     "name",
+     "submit",
+     "gpus",
+     "duration",
+     "model",
+     NULL,
+     NULL,
+     NULL,
+     NULL,
+     "priority"},
+};
+
+/* Column `name` of the header, -1 when absent or when name is NULL. */
+static int32_t s_col_of(const s_row_t *h, const char *name)
+{
+    return name ? s_col(h, name) : -1;
+}
+
 static rf_status s_header(const s_row_t *h, s_cols_t *c, rf_error_t *err)
 {
     memset(c, -1, sizeof(*c)); /* -1: no such column */
-    if (s_col(h, "job_id") >= 0 && s_col(h, "num_gpu") >= 0 && s_col(h, "submit_time") >= 0) {
-        c->fmt = S_TIRESIAS;
-        c->name = s_col(h, "job_id");
-        c->submit = s_col(h, "submit_time");
-        c->gpus = s_col(h, "num_gpu");
-        c->duration = s_col(h, "duration");
-        c->model = s_col(h, "model_name");
-    } else if (s_col(h, "num_replicas") >= 0 && s_col(h, "time") >= 0 && s_col(h, "application") >= 0) {
-        c->fmt = S_POLLUX;
-        c->name = s_col(h, "name");
-        c->submit = s_col(h, "time");
-        c->gpus = s_col(h, "num_replicas");
-        c->model = s_col(h, "application");
-    } else if (s_col(h, "num_gpu") >= 0 && s_col(h, "creation_time") >= 0 && s_col(h, "scheduled_time") >= 0) {
-        c->fmt = S_OPENB;
-        c->name = s_col(h, "name");
-        c->submit = s_col(h, "creation_time");
-        c->gpus = s_col(h, "num_gpu");
-        c->gpu_milli = s_col(h, "gpu_milli");
-        c->sched = s_col(h, "scheduled_time");
-        c->del = s_col(h, "deletion_time");
-        c->qos = s_col(h, "qos");
-    } else if (s_col(h, "submit") >= 0 && s_col(h, "gpus") >= 0 && s_col(h, "duration") >= 0) {
-        c->fmt = S_SIM;
-        c->name = s_col(h, "name");
-        c->submit = s_col(h, "submit");
-        c->gpus = s_col(h, "gpus");
-        c->duration = s_col(h, "duration");
-        c->model = s_col(h, "model");
-        c->prio = s_col(h, "priority");
-    } else {
+    size_t k = 0, n = sizeof s_formats / sizeof s_formats[0];
+    while (k < n && !(s_col(h, s_formats[k].id[0]) >= 0 && s_col(h, s_formats[k].id[1]) >= 0 &&
+                      s_col(h, s_formats[k].id[2]) >= 0))
+        k++;
+    if (k == n)
         return rf_error_set(err, RF_EPARSE, "",
                             "%s: unknown trace format (header '%s,...'): expected Tiresias, "
                             "Pollux, Alibaba openb or sim columns",
                             h->path, h->n ? h->f[0] : "");
-    }
+    c->fmt = s_formats[k].fmt;
+    c->name = s_col_of(h, s_formats[k].name);
+    c->submit = s_col_of(h, s_formats[k].submit);
+    c->gpus = s_col_of(h, s_formats[k].gpus);
+    c->duration = s_col_of(h, s_formats[k].duration);
+    c->model = s_col_of(h, s_formats[k].model);
+    c->gpu_milli = s_col_of(h, s_formats[k].gpu_milli);
+    c->sched = s_col_of(h, s_formats[k].sched);
+    c->del = s_col_of(h, s_formats[k].del);
+    c->qos = s_col_of(h, s_formats[k].qos);
+    c->prio = s_col_of(h, s_formats[k].prio);
     if (c->name < 0 || (c->fmt != S_POLLUX && c->fmt != S_OPENB && c->duration < 0) ||
         (c->fmt == S_OPENB && c->del < 0))
         return rf_error_set(err, RF_EPARSE, "", "%s: a required column is missing from the header", h->path);
@@ -350,14 +398,12 @@ rf_status sim_trace_read(const char *path, const sim_trace_opts_t *o, sim_trace_
             } else if (st == RF_OK) {
                 out->rows++;
                 if (out->n == cap) {
-                    int32_t nc = cap ? cap * 2 : 256;
-                    sim_job_t *nj = realloc(out->jobs, (size_t)nc * sizeof(*nj));
+                    sim_job_t *nj = rf__grow(out->jobs, &cap, (int64_t)out->n + 1, 256, sizeof(*nj));
                     if (!nj) {
                         st = rf_error_set(err, RF_ENOMEM, "", "%s: out of memory", path);
                         break;
                     }
                     out->jobs = nj;
-                    cap = nc;
                 }
                 bool keep;
                 st = s_row(&c, &r, o, &out->jobs[out->n], &keep, err);

@@ -118,6 +118,18 @@ static void s_stop(pid_t pid)
 }
 
 /* Run many requests, all of which must answer 2xx (or 404 for deletes). */
+static void s_batch(rf__kmulti_t *m, rf__kcall_t *calls, int n);
+
+/* s_batch, then free the calls and their n strings (bodies or paths). */
+static void s_batch_free(rf__kmulti_t *m, rf__kcall_t *calls, char **strings, int n)
+{
+    s_batch(m, calls, n);
+    for (int i = 0; i < n; i++)
+        free(strings[i]);
+    free(strings);
+    free(calls);
+}
+
 static void s_batch(rf__kmulti_t *m, rf__kcall_t *calls, int n)
 {
     rf_error_t err;
@@ -162,11 +174,7 @@ static void s_nodes(rf__kmulti_t *m)
                 calls[n] = (rf__kcall_t){
                     .method = "POST", .path = "/api/v1/nodes", .ctype = "application/json", .body = bodies[n]};
             }
-    s_batch(m, calls, n);
-    for (int i = 0; i < n; i++)
-        free(bodies[i]);
-    free(bodies);
-    free(calls);
+    s_batch_free(m, calls, bodies, n);
 }
 
 /* Create the PodGroup and its pods (1 GPU each, the rack required for gangs that fit one, else the block). */
@@ -194,11 +202,7 @@ static void s_create(rf__kmulti_t *m, const char *name, int size)
         calls[i] = (rf__kcall_t){
             .method = "POST", .path = "/api/v1/namespaces/bench/pods", .ctype = "application/json", .body = bodies[i]};
     }
-    s_batch(m, calls, size);
-    for (int i = 0; i < size; i++)
-        free(bodies[i]);
-    free(bodies);
-    free(calls);
+    s_batch_free(m, calls, bodies, size);
 }
 
 /* The emulator's clock marks of gang `name`: how many pods are bound, the
@@ -259,12 +263,8 @@ static void s_delete(rf__kmulti_t *m, const char *name, int size)
         paths[i] = s_strf("/api/v1/namespaces/bench/pods/%s-%d", name, i);
         calls[i] = (rf__kcall_t){.method = "DELETE", .path = paths[i]};
     }
-    s_batch(m, calls, size);
+    s_batch_free(m, calls, paths, size);
     usleep(500000); /* graceful deletions finish (the emulator's grace is 0.2 s) */
-    for (int i = 0; i < size; i++)
-        free(paths[i]);
-    free(paths);
-    free(calls);
 }
 
 /* Create the gang; then wait for every binding; return last bind - last create (ms). */

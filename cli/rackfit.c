@@ -173,6 +173,16 @@ static int s_fail(const char *path, const rf_error_t *err, rf_status status)
     return s_exit_for(status);
 }
 
+/* `s`, or RF_EINTERNAL (with `what` in `err`) when a call that returned
+ * RF_OK left its result NULL: a library bug, reported as a failure. Call it
+ * after the call, never around it (`result` is read when s_got is called). */
+static rf_status s_got(rf_status s, const void *result, rf_error_t *err, const char *what)
+{
+    if (s == RF_OK && result == NULL)
+        return rf_error_set(err, RF_EINTERNAL, "", "%s", what);
+    return s;
+}
+
 /* Parse a whole decimal integer in [min, max]. */
 static int s_parse_int(const char *text, int64_t min, int64_t max, int64_t *out)
 {
@@ -317,16 +327,12 @@ static int s_load_problem(const char *path, const rf_limits_t *limits, rf_proble
     if (s == RF_OK) {
         rf_error_clear(&err);
         s = rf_problem_from_json(text, len, limits, out, &err);
+        s = s_got(s, *out, &err, "the reader returned no problem");
     }
     free(text);
     if (s != RF_OK) {
         rf_problem_destroy(out);
         return s_fail(path, &err, s);
-    }
-    if (*out == NULL) {
-        rf_error_set(&err, RF_EINTERNAL, "", "the reader returned no problem");
-        s_report_error(path, &err, RF_EINTERNAL);
-        return S_EXIT_FAILURE;
     }
     return 0;
 }
@@ -334,6 +340,18 @@ static int s_load_problem(const char *path, const rf_limits_t *limits, rf_proble
 static int s_is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* One character `c` inside a JSON string: follows escapes and clears
+ * *in_string at the closing quote. */
+static void s_string_step(char c, int *in_string, int *escaped)
+{
+    if (*escaped)
+        *escaped = 0;
+    else if (c == '\\')
+        *escaped = 1;
+    else if (c == '"')
+        *in_string = 0;
 }
 
 /* The index of the `]` or `}` closing the container that opens at text[i]
@@ -344,12 +362,7 @@ static size_t s_flat_end(const char *text, size_t len, size_t i)
     for (size_t j = i + 1; j < len; j++) {
         char c = text[j];
         if (in_string) {
-            if (escaped)
-                escaped = 0;
-            else if (c == '\\')
-                escaped = 1;
-            else if (c == '"')
-                in_string = 0;
+            s_string_step(c, &in_string, &escaped);
         } else if (c == '"') {
             in_string = 1;
         } else if (c == '[' || c == '{') {
@@ -379,12 +392,7 @@ static void s_write_pretty(FILE *out, const char *text, size_t len)
         char c = text[i];
         if (in_string) {
             fputc(c, out);
-            if (escaped)
-                escaped = 0;
-            else if (c == '\\')
-                escaped = 1;
-            else if (c == '"')
-                in_string = 0;
+            s_string_step(c, &in_string, &escaped);
             continue;
         }
         if (s_is_space(c))
@@ -507,17 +515,15 @@ static int s_cmd_solve(int argc, char **argv)
         goto done;
 
     rf_status s = rf_solve(problem, &args.opts, &answer, &err);
-    if (s == RF_OK && answer == NULL)
-        s = rf_error_set(&err, RF_EINTERNAL, "", "the solver returned no answer");
+    s = s_got(s, answer, &err, "the solver returned no answer");
     if (s != RF_OK) {
         rc = s_fail(args.files[0], &err, s);
         goto done;
     }
     rf_error_clear(&err);
     s = rf_answer_to_json(answer, &json, &json_len, &err);
-    if (s != RF_OK || json == NULL) {
-        if (s == RF_OK)
-            s = rf_error_set(&err, RF_EINTERNAL, "", "the answer writer returned no text");
+    s = s_got(s, json, &err, "the answer writer returned no text");
+    if (s != RF_OK) {
         s_report_error(NULL, &err, s);
         rc = S_EXIT_FAILURE;
         goto done;
@@ -572,8 +578,7 @@ static int s_cmd_check(int argc, char **argv)
     if (s == RF_OK) {
         rf_error_clear(&err);
         s = rf_answer_from_json(problem, text, len, &answer, &err);
-        if (s == RF_OK && answer == NULL)
-            s = rf_error_set(&err, RF_EINTERNAL, "", "the answer reader returned no answer");
+        s = s_got(s, answer, &err, "the answer reader returned no answer");
     }
     if (s != RF_OK) {
         rc = s_fail(args.files[1], &err, s);

@@ -74,12 +74,14 @@ rf_status rf__ib_live(long timeout_ms, int retries, rf_probe_facts_t *f, rf_erro
         umad_done();
         return rf__src_fail(&f->ib, RF_EIO, err, "InfiniBand: cannot list the HCAs (umad_get_cas_names)");
     }
+    int n_read = 0; /* libibumad names a default CA when it finds none: count those it could read */
     for (int c = 0; c < n; c++) {
         umad_ca_t ca;
         if (umad_get_ca(names[c], &ca) < 0) {
             rf__facts_note(f, "InfiniBand: cannot read CA %s (umad_get_ca)", names[c]);
             continue;
         }
+        n_read++;
         for (int i = 1; i <= ca.numports && i < UMAD_CA_MAX_PORTS; i++) {
             umad_port_t *port = ca.ports[i];
             if (!port || (strcmp(port->link_layer, "InfiniBand") && strcmp(port->link_layer, "IB")))
@@ -101,7 +103,8 @@ rf_status rf__ib_live(long timeout_ms, int retries, rf_probe_facts_t *f, rf_erro
     }
     umad_done();
     if (f->n_ib == 0)
-        rf__facts_note(f, "InfiniBand: no InfiniBand port on this node (%d HCA%s)", n, n == 1 ? "" : "s");
+        rf__facts_note(f, "InfiniBand: no InfiniBand port on this node (%d HCA%s read)", n_read,
+                       n_read == 1 ? "" : "s");
     f->ib.state = RF_SRC_OK;
     return RF_OK;
 }

@@ -9,17 +9,20 @@
 
 #include "arena.h"
 
-/* The API server's reason from a Status body, for messages. */
+/* The API server's reason, for messages: a Status body's `message`
+ * (unescaped: it often quotes the object's name), else the body itself. */
 static void s_reason(const rf__kresp_t *r, char *out, size_t cap)
 {
-    const char *m = r->body ? strstr(r->body, "\"message\":\"") : NULL;
-    if (!m) {
+    rf__arena_t *arena = r->body ? rf__arena_new(0) : NULL;
+    rf_doc_t *doc = NULL;
+    const rf_doc_t *m = NULL;
+    if (arena && rf__kube_json(r->body, r->len, arena, &doc, NULL) == RF_OK && doc->type == RF_DOC_MAP)
+        m = rf__doc_get(doc, "message");
+    if (m && m->type == RF_DOC_STR)
+        snprintf(out, cap, "%.200s", m->u.s);
+    else
         snprintf(out, cap, "%.200s", r->body ? r->body : "");
-        return;
-    }
-    m += 11;
-    const char *e = strchr(m, '"');
-    snprintf(out, cap, "%.*s", e ? (int)(e - m) : 200, m);
+    rf__arena_destroy(&arena);
 }
 
 static rf_status s_patch(rf__kconn_t *conn, const char *path, const char *body, long timeout_ms, rf__kresp_t *r,

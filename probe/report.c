@@ -12,20 +12,30 @@
 
 #include "jw.h"
 
+/* `"key":` and a string (NULL: null), or a whole number. */
+static void s_kstr(rf__jw_t *w, const char *key, const char *value)
+{
+    rf__jw_key(w, key);
+    rf__jw_str(w, value);
+}
+
+static void s_kint(rf__jw_t *w, const char *key, long long value)
+{
+    rf__jw_key(w, key);
+    rf__jw_printf(w, "%lld", value);
+}
+
 static void s_src(rf__jw_t *w, const char *name, const rf_probe_src_t *s)
 {
     static const char *const states[] = {"not used", "ok", "error"};
     rf__jw_key(w, name);
     rf__jw_puts(w, "{");
-    rf__jw_key(w, "state");
-    rf__jw_str(w, states[s->state]);
+    s_kstr(w, "state", states[s->state]);
     if (s->origin[0]) {
-        rf__jw_key(w, "origin");
-        rf__jw_str(w, s->origin);
+        s_kstr(w, "origin", s->origin);
     }
     if (s->state == RF_SRC_ERROR) {
-        rf__jw_key(w, "error");
-        rf__jw_str(w, s->error);
+        s_kstr(w, "error", s->error);
     }
     rf__jw_puts(w, "}");
 }
@@ -59,8 +69,7 @@ static void s_dev(rf__jw_t *w, const rf_probe_facts_t *f, const rf_probe_dev_t *
 {
     rf__jw_sep(w);
     rf__jw_puts(w, "{");
-    rf__jw_key(w, "busid");
-    rf__jw_str(w, d->busid);
+    s_kstr(w, "busid", d->busid);
     rf__jw_key(w, "vendor");
     rf__jw_printf(w, "\"0x%04x\"", d->vendor);
     rf__jw_key(w, "device");
@@ -70,36 +79,30 @@ static void s_dev(rf__jw_t *w, const rf_probe_facts_t *f, const rf_probe_dev_t *
     rf__jw_key(w, "osdevs");
     s_list(w, d->osdevs);
     if (d->model[0]) {
-        rf__jw_key(w, "model");
-        rf__jw_str(w, d->model);
+        s_kstr(w, "model", d->model);
     }
     if (d->uuid[0]) {
-        rf__jw_key(w, "uuid");
-        rf__jw_str(w, d->uuid);
+        s_kstr(w, "uuid", d->uuid);
     }
     rf__jw_key(w, "numa");
     s_numa(w, d->numa);
-    rf__jw_key(w, "package");
-    rf__jw_printf(w, "%d", d->package);
+    s_kint(w, "package", d->package);
     if (gpu < 0) {
         rf__jw_key(w, "rdma");
         rf__jw_puts(w, d->rdma ? "true" : "false");
     } else {
-        rf__jw_key(w, "nvlink_domain");
-        rf__jw_printf(w, "%d", d->nvlink_domain);
+        s_kint(w, "nvlink_domain", d->nvlink_domain);
         rf__jw_key(w, "nic_paths");
         rf__jw_puts(w, "{");
         for (int n = 0; n < f->n_nics; n++) {
-            rf__jw_key(w, f->nics[n].busid);
-            rf__jw_str(w, rf__path_name((rf_probe_path)f->gpu_nic[gpu][n]));
+            s_kstr(w, f->nics[n].busid, rf__path_name((rf_probe_path)f->gpu_nic[gpu][n]));
         }
         rf__jw_puts(w, "}");
         rf__jw_key(w, "gpu_paths");
         rf__jw_puts(w, "{");
         for (int h = 0; h < f->n_gpus; h++)
             if (h != gpu) {
-                rf__jw_key(w, f->gpus[h].busid);
-                rf__jw_str(w, rf__path_name((rf_probe_path)f->gpu_gpu[gpu][h]));
+                s_kstr(w, f->gpus[h].busid, rf__path_name((rf_probe_path)f->gpu_gpu[gpu][h]));
             }
         rf__jw_puts(w, "}");
     }
@@ -110,20 +113,13 @@ static void s_lldp(rf__jw_t *w, const rf_probe_lldp_t *n)
 {
     rf__jw_sep(w);
     rf__jw_puts(w, "{");
-    rf__jw_key(w, "interface");
-    rf__jw_str(w, n->ifname);
-    rf__jw_key(w, "chassis_name");
-    rf__jw_str(w, n->chassis_name[0] ? n->chassis_name : NULL);
-    rf__jw_key(w, "chassis_id");
-    rf__jw_str(w, n->chassis_id);
-    rf__jw_key(w, "chassis_id_type");
-    rf__jw_str(w, n->chassis_id_type);
-    rf__jw_key(w, "port_id");
-    rf__jw_str(w, n->port_id);
-    rf__jw_key(w, "port_id_type");
-    rf__jw_str(w, n->port_id_type);
-    rf__jw_key(w, "port_descr");
-    rf__jw_str(w, n->port_descr);
+    s_kstr(w, "interface", n->ifname);
+    s_kstr(w, "chassis_name", n->chassis_name[0] ? n->chassis_name : NULL);
+    s_kstr(w, "chassis_id", n->chassis_id);
+    s_kstr(w, "chassis_id_type", n->chassis_id_type);
+    s_kstr(w, "port_id", n->port_id);
+    s_kstr(w, "port_id_type", n->port_id_type);
+    s_kstr(w, "port_descr", n->port_descr);
     rf__jw_key(w, "switch");
     rf__jw_puts(w, !n->caps_known ? "null" : n->bridge ? "true" : "false");
     rf__jw_puts(w, "}");
@@ -134,25 +130,19 @@ static void s_ib(rf__jw_t *w, const rf_probe_ib_t *p)
     static const char *const types[] = {"unknown", "ca", "switch", "router"};
     rf__jw_sep(w);
     rf__jw_puts(w, "{");
-    rf__jw_key(w, "ca");
-    rf__jw_str(w, p->ca);
-    rf__jw_key(w, "port");
-    rf__jw_printf(w, "%d", p->port);
+    s_kstr(w, "ca", p->ca);
+    s_kint(w, "port", p->port);
     rf__jw_key(w, "linked");
     rf__jw_puts(w, p->down ? "false" : "true");
     if (!p->down) {
-        rf__jw_key(w, "peer_type");
-        rf__jw_str(w, types[p->peer_type]);
+        s_kstr(w, "peer_type", types[p->peer_type]);
         rf__jw_key(w, "peer_guid");
         rf__jw_printf(w, "\"0x%016" PRIx64 "\"", p->peer_guid);
-        rf__jw_key(w, "peer_port");
-        rf__jw_printf(w, "%d", p->peer_port);
-        rf__jw_key(w, "peer_desc");
-        rf__jw_str(w, p->peer_desc);
+        s_kint(w, "peer_port", p->peer_port);
+        s_kstr(w, "peer_desc", p->peer_desc);
     }
     if (p->error[0]) {
-        rf__jw_key(w, "error");
-        rf__jw_str(w, p->error);
+        s_kstr(w, "error", p->error);
     }
     rf__jw_puts(w, "}");
 }
@@ -165,14 +155,11 @@ static void s_labels(rf__jw_t *w, const rf_probe_labels_t *labels)
         const rf_probe_label_t *l = &labels->l[i];
         rf__jw_key(w, l->key);
         rf__jw_puts(w, "{");
-        rf__jw_key(w, "action");
-        rf__jw_str(w, actions[l->action]);
+        s_kstr(w, "action", actions[l->action]);
         if (l->action == RF_LABEL_SET) {
-            rf__jw_key(w, "value");
-            rf__jw_str(w, l->value);
+            s_kstr(w, "value", l->value);
         }
-        rf__jw_key(w, "reason");
-        rf__jw_str(w, l->reason);
+        s_kstr(w, "reason", l->reason);
         rf__jw_puts(w, "}");
     }
     rf__jw_puts(w, "}");

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "rackfit/answer.h"
 
 /* ------------------------------------------------------------------ */
@@ -119,16 +120,10 @@ static rf_status s_reserve(rf_pod_set_answer_t *ps, int32_t need)
 {
     if (need <= ps->cap_placements)
         return RF_OK;
-    int64_t cap = ps->cap_placements > 0 ? ps->cap_placements : 4;
-    while (cap < need)
-        cap *= 2;
-    if (cap > INT32_MAX)
-        cap = INT32_MAX;
-    rf_placement_t *pl = realloc(ps->placements, sizeof *pl * (size_t)cap);
+    rf_placement_t *pl = rf__grow(ps->placements, &ps->cap_placements, need, 4, sizeof *pl);
     if (!pl)
         return RF_ENOMEM;
     ps->placements = pl;
-    ps->cap_placements = (int32_t)cap;
     return RF_OK;
 }
 
@@ -224,12 +219,10 @@ static rf_status s_by_add(rf_running_answer_t *ra, int32_t g, int32_t *cap)
     if (ra->n_by > 0 && ra->by[ra->n_by - 1] == g)
         return RF_OK;
     if (ra->n_by >= *cap) {
-        int32_t nc = *cap > 0 ? *cap * 2 : 4;
-        int32_t *by = realloc(ra->by, sizeof *by * (size_t)nc);
+        int32_t *by = rf__grow(ra->by, cap, (int64_t)ra->n_by + 1, 4, sizeof *by);
         if (!by)
             return RF_ENOMEM;
         ra->by = by;
-        *cap = nc;
     }
     ra->by[ra->n_by++] = g;
     return RF_OK;
@@ -544,6 +537,23 @@ rf_status rf_answer_copy(rf_answer_t *dst, const rf_answer_t *src)
     return RF_OK;
 }
 
+/* `count` pods of gang answer `ga` on `node` (skipped when either is out of
+ * range): added to *n_pods, and each of the node's domains (`dom`, L a node)
+ * counted in ga->domains the first time the gang meets it (stamp == mark). */
+static void s_meet(rf_gang_answer_t *ga, int32_t node, int32_t count, int32_t N, int32_t L, const int32_t *dom,
+                   int32_t *stamp, int32_t mark, int64_t *n_pods)
+{
+    if (count <= 0 || node < 0 || node >= N)
+        return;
+    *n_pods += count;
+    const int32_t *d = &dom[(size_t)node * L];
+    for (int32_t l = 0; l < L; l++)
+        if (stamp[d[l]] != mark) {
+            stamp[d[l]] = mark;
+            ga->domains[l]++;
+        }
+}
+
 rf_status rf_answer_finish(rf_answer_t *answer)
 {
     assert(answer && answer->problem);
@@ -608,30 +618,10 @@ rf_status rf_answer_finish(rf_answer_t *answer)
             const rf_pod_set_t *ps = &gang->pod_sets[j];
             const rf_pod_set_answer_t *pa = &ga->pod_sets[j];
             int64_t n_pods = 0;
-            for (int32_t b = 0; b < ps->n_bound; b++) {
-                const rf_bound_t *bd = &ps->bound[b];
-                if (bd->count <= 0 || bd->node < 0 || bd->node >= N)
-                    continue;
-                n_pods += bd->count;
-                const int32_t *d = &dom[(size_t)bd->node * L];
-                for (int32_t l = 0; l < L; l++)
-                    if (stamp[d[l]] != mark) {
-                        stamp[d[l]] = mark;
-                        ga->domains[l]++;
-                    }
-            }
-            for (int32_t k = 0; k < pa->n_placements; k++) {
-                const rf_placement_t *pl = &pa->placements[k];
-                if (pl->count <= 0 || pl->node < 0 || pl->node >= N)
-                    continue;
-                n_pods += pl->count;
-                const int32_t *d = &dom[(size_t)pl->node * L];
-                for (int32_t l = 0; l < L; l++)
-                    if (stamp[d[l]] != mark) {
-                        stamp[d[l]] = mark;
-                        ga->domains[l]++;
-                    }
-            }
+            for (int32_t b = 0; b < ps->n_bound; b++)
+                s_meet(ga, ps->bound[b].node, ps->bound[b].count, N, L, dom, stamp, mark, &n_pods);
+            for (int32_t k = 0; k < pa->n_placements; k++)
+                s_meet(ga, pa->placements[k].node, pa->placements[k].count, N, L, dom, stamp, mark, &n_pods);
             pods = s_sat_add(pods, n_pods);
             if (vr >= 0 && vr < p->n_resources)
                 units = s_sat_add(units, s_sat_mul(n_pods, ps->requests[vr]));

@@ -209,6 +209,45 @@ static rf_status s_unknown_key(s_rd_t *r, const rf_doc_kv_t *kv)
     return s_fail(r, &kv->value, "unknown key \"%s\"", kv->key);
 }
 
+/* The values of map v's `keys` (NULL-terminated) into `vals` (NULL when
+ * absent; of a repeated key, the last): a key not in `keys` is an error, so
+ * is a missing one among the first `n_required`. */
+static rf_status s_fields(s_rd_t *r, const rf_doc_t *v, const char *const *keys, int n_required, const rf_doc_t **vals)
+{
+    for (int k = 0; keys[k]; k++)
+        vals[k] = NULL;
+    for (uint32_t q = 0; q < v->len; q++) {
+        const rf_doc_kv_t *kv = &v->u.pairs[q];
+        int k = 0;
+        while (keys[k] && strcmp(kv->key, keys[k]) != 0)
+            k++;
+        if (!keys[k])
+            return s_unknown_key(r, kv);
+        vals[k] = &kv->value;
+    }
+    for (int k = 0; k < n_required; k++)
+        if (!vals[k])
+            return s_fail(r, v, "missing key \"%s\"", keys[k]);
+    return RF_OK;
+}
+
+/* The `name` and the flag (`flag_key`) every gang and running gang starts
+ * with: the name must be the problem's (`what` number i, `want`). */
+static rf_status s_head(s_rd_t *r, const rf_doc_t *name, const char *want, const char *what, int32_t i,
+                        const char *flag_key, const rf_doc_t *flag, bool *out)
+{
+    int s0 = s_pk(r, "name");
+    RF_CALL(s_type(r, name, RF_DOC_STR));
+    if (strcmp(name->u.s, want) != 0)
+        return s_fail(r, name, "is \"%.180s\", but the problem's %s %d is \"%.180s\"", name->u.s, what, (int)i, want);
+    s_pop(r, s0);
+    s0 = s_pk(r, flag_key);
+    RF_CALL(s_type(r, flag, RF_DOC_BOOL));
+    *out = flag->u.b;
+    s_pop(r, s0);
+    return RF_OK;
+}
+
 static rf_status s_read_placements(s_rd_t *r, const rf_doc_t *arr, rf_pod_set_answer_t *pa)
 {
     RF_CALL(s_type(r, arr, RF_DOC_ARRAY));
@@ -272,24 +311,11 @@ static rf_status s_read_pod_sets(s_rd_t *r, const rf_doc_t *arr, int32_t g)
         int s0 = s_pi(r, i);
         if ((rc = s_type(r, item, RF_DOC_MAP)) != RF_OK)
             break;
-        const rf_doc_t *name = NULL, *placements = NULL;
-        for (uint32_t q = 0; q < item->len; q++) {
-            const rf_doc_kv_t *kv = &item->u.pairs[q];
-            if (strcmp(kv->key, "name") == 0)
-                name = &kv->value;
-            else if (strcmp(kv->key, "placements") == 0)
-                placements = &kv->value;
-            else {
-                rc = s_unknown_key(r, kv);
-                break;
-            }
-        }
-        if (rc != RF_OK)
+        static const char *const keys[] = {"name", "placements", NULL};
+        const rf_doc_t *f[2];
+        if ((rc = s_fields(r, item, keys, 1, f)) != RF_OK)
             break;
-        if (!name) {
-            rc = s_fail(r, item, "%s", "missing key \"name\"");
-            break;
-        }
+        const rf_doc_t *name = f[0], *placements = f[1];
         int s1 = s_pk(r, "name");
         if ((rc = s_type(r, name, RF_DOC_STR)) != RF_OK)
             break;
@@ -367,19 +393,7 @@ static rf_status s_read_gang(s_rd_t *r, const rf_doc_t *v, int32_t g)
         return s_fail(r, v, "%s", "missing key \"name\"");
     if (!admitted)
         return s_fail(r, v, "%s", "missing key \"admitted\"");
-    int s0 = s_pk(r, "name");
-    RF_CALL(s_type(r, name, RF_DOC_STR));
-    if (strcmp(name->u.s, gang->name) != 0) {
-        char msg[RF_ERROR_MESSAGE_MAX - 64];
-        snprintf(msg, sizeof msg, "is \"%.180s\", but the problem's gang %d is \"%.180s\"", name->u.s, (int)g,
-                 gang->name);
-        return s_fail(r, name, "%s", msg);
-    }
-    s_pop(r, s0);
-    s0 = s_pk(r, "admitted");
-    RF_CALL(s_type(r, admitted, RF_DOC_BOOL));
-    ga->admitted = admitted->u.b;
-    s_pop(r, s0);
+    RF_CALL(s_head(r, name, gang->name, "gang", g, "admitted", admitted, &ga->admitted));
     for (uint32_t q = 0; q < v->len; q++) {
         const rf_doc_kv_t *kv = &v->u.pairs[q];
         const rf_doc_t *x = &kv->value;
@@ -546,34 +560,14 @@ static rf_status s_read_one_running(s_rd_t *r, const rf_doc_t *v, int32_t i)
 {
     rf_running_answer_t *ra = &r->a->running[i];
     RF_CALL(s_type(r, v, RF_DOC_MAP));
-    const rf_doc_t *name = NULL, *preempted = NULL, *by = NULL;
-    for (uint32_t q = 0; q < v->len; q++) {
-        const rf_doc_kv_t *kv = &v->u.pairs[q];
-        if (strcmp(kv->key, "name") == 0)
-            name = &kv->value;
-        else if (strcmp(kv->key, "preempted") == 0)
-            preempted = &kv->value;
-        else if (strcmp(kv->key, "by") == 0)
-            by = &kv->value;
-        else
-            return s_unknown_key(r, kv); /* a running gang is kept or preempted whole: no pod_sets here */
-    }
-    if (!name)
-        return s_fail(r, v, "%s", "missing key \"name\"");
-    if (!preempted)
-        return s_fail(r, v, "%s", "missing key \"preempted\"");
-    int s0 = s_pk(r, "name");
-    RF_CALL(s_type(r, name, RF_DOC_STR));
-    if (strcmp(name->u.s, r->p->running[i].name) != 0)
-        return s_fail(r, name, "is \"%.180s\", but the problem's running gang %d is \"%.180s\"", name->u.s, (int)i,
-                      r->p->running[i].name);
-    s_pop(r, s0);
-    s0 = s_pk(r, "preempted");
-    RF_CALL(s_type(r, preempted, RF_DOC_BOOL));
-    ra->preempted = preempted->u.b;
-    s_pop(r, s0);
+    /* A running gang is kept or preempted whole: no pod_sets here. */
+    static const char *const keys[] = {"name", "preempted", "by", NULL};
+    const rf_doc_t *f[3];
+    RF_CALL(s_fields(r, v, keys, 2, f));
+    const rf_doc_t *name = f[0], *preempted = f[1], *by = f[2];
+    RF_CALL(s_head(r, name, r->p->running[i].name, "running gang", i, "preempted", preempted, &ra->preempted));
     if (by) {
-        s0 = s_pk(r, "by");
+        int s0 = s_pk(r, "by");
         RF_CALL(s_read_by(r, by, ra));
         s_pop(r, s0);
     }
@@ -598,20 +592,10 @@ static rf_status s_read_running(s_rd_t *r, const rf_doc_t *v)
 static rf_status s_read_root(s_rd_t *r, const rf_doc_t *root)
 {
     RF_CALL(s_type(r, root, RF_DOC_MAP));
-    const rf_doc_t *gangs = NULL, *summary = NULL, *running = NULL;
-    for (uint32_t q = 0; q < root->len; q++) {
-        const rf_doc_kv_t *kv = &root->u.pairs[q];
-        if (strcmp(kv->key, "gangs") == 0)
-            gangs = &kv->value;
-        else if (strcmp(kv->key, "running") == 0)
-            running = &kv->value;
-        else if (strcmp(kv->key, "summary") == 0)
-            summary = &kv->value;
-        else
-            return s_unknown_key(r, kv);
-    }
-    if (!gangs)
-        return s_fail(r, root, "%s", "missing key \"gangs\"");
+    static const char *const keys[] = {"gangs", "running", "summary", NULL};
+    const rf_doc_t *f[3];
+    RF_CALL(s_fields(r, root, keys, 1, f));
+    const rf_doc_t *gangs = f[0], *running = f[1], *summary = f[2];
     int s0 = s_pk(r, "gangs");
     RF_CALL(s_type(r, gangs, RF_DOC_ARRAY));
     int32_t n = r->p->n_gangs;

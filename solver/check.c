@@ -2,7 +2,11 @@
  *
  * It shares no code with the search or with rf_answer_finish: it includes
  * only public headers and recomputes everything from the problem and the
- * placements, by methods of its own:
+ * placements, by methods of its own. The few rules it writes out again
+ * (label lookup, tolerations) stand once more in the test references
+ * tests/support/exhaust.c and cbcref.c: on purpose, so that the checker and
+ * each reference stay independent of the search and of one another; do not
+ * fold them into one shared helper. Its methods:
  * - a node's label value per level is found by a linear scan of its labels;
  * - D(g,l) is counted by sorting the gang's nodes by their label paths (a
  *   missing level label is a value of the node's own, so the node is alone

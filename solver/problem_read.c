@@ -127,22 +127,6 @@ static rf_status s_fail(s_rd_t *r, rf_status code, const rf_doc_t *at, const cha
     return code;
 }
 
-/* Reads the array X (already checked by s_array) into ARR, allocated in P's
- * arena: item i with READ(r, item, &ARR[i]), under "[i]" in the error path.
- * Like RF_CALL it returns from the caller on the first failure (no cleanup is
- * needed: the arena goes with the problem). The one loop for every list. */
-#define S_READ_ITEMS(r, p, x, arr, READ)                                                                               \
-    do {                                                                                                               \
-        (arr) = rf_problem_alloc((p), (size_t)(x)->len * sizeof *(arr));                                               \
-        if (!(arr))                                                                                                    \
-            return s_fail((r), RF_ENOMEM, (x), "out of memory");                                                       \
-        for (uint32_t s_i_ = 0; s_i_ < (x)->len; s_i_++) {                                                             \
-            int s_si_ = s_push_idx((r), s_i_);                                                                         \
-            RF_CALL(READ((r), &(x)->u.items[s_i_], &(arr)[s_i_]));                                                     \
-            s_pop((r), s_si_);                                                                                         \
-        }                                                                                                              \
-    } while (0)
-
 /* A field of a map, or NULL when absent or null. Keys are literals: their
  * length is known at compile time (no strlen per lookup). */
 static const rf_doc_t *s_get_n(const rf_doc_t *map, const char *key, size_t len)
@@ -157,6 +141,68 @@ static const rf_doc_t *s_get_n(const rf_doc_t *map, const char *key, size_t len)
     return NULL;
 }
 #define s_get(map, lit) s_get_n((map), "" lit, sizeof(lit) - 1)
+
+/* Field `key` of map v, to be read: NULL when absent or null; when present,
+ * `key` is pushed on the error path and *sv is what s_pop restores. */
+static const rf_doc_t *s_opt_n(s_rd_t *r, const rf_doc_t *v, const char *key, size_t len, int *sv)
+{
+    const rf_doc_t *x = s_get_n(v, key, len);
+    if (x)
+        *sv = s_push_key(r, key);
+    return x;
+}
+#define s_opt(r, v, lit, sv) s_opt_n((r), (v), "" lit, sizeof(lit) - 1, (sv))
+
+/* The same for a required field: `key` is pushed in any case, and an absent
+ * one fails "is required" there (at v's offset). */
+static rf_status s_req_n(s_rd_t *r, const rf_doc_t *v, const char *key, size_t len, const rf_doc_t **x, int *sv)
+{
+    *sv = s_push_key(r, key);
+    *x = s_get_n(v, key, len);
+    return *x ? RF_OK : s_fail(r, RF_ESCHEMA, v, "is required");
+}
+#define s_req(r, v, lit, x, sv) s_req_n((r), (v), "" lit, sizeof(lit) - 1, (x), (sv))
+
+/* Reads the optional field LIT of map V, when present, with
+ * READ(r, value, ...) under LIT in the error path. Like RF_CALL it returns
+ * from the caller on failure. The one shape of every optional field. */
+#define S_OPT(r, v, lit, READ, ...)                                                                                    \
+    do {                                                                                                               \
+        int s_sv_;                                                                                                     \
+        const rf_doc_t *s_x_ = s_opt((r), (v), lit, &s_sv_);                                                           \
+        if (s_x_) {                                                                                                    \
+            RF_CALL(READ((r), s_x_, __VA_ARGS__));                                                                     \
+            s_pop((r), s_sv_);                                                                                         \
+        }                                                                                                              \
+    } while (0)
+
+/* The same for a required field: absent, it fails "is required" (s_req). */
+#define S_REQ(r, v, lit, READ, ...)                                                                                    \
+    do {                                                                                                               \
+        int s_sv_;                                                                                                     \
+        const rf_doc_t *s_x_;                                                                                          \
+        RF_CALL(s_req((r), (v), lit, &s_x_, &s_sv_));                                                                  \
+        RF_CALL(READ((r), s_x_, __VA_ARGS__));                                                                         \
+        s_pop((r), s_sv_);                                                                                             \
+    } while (0)
+
+/* Reads the array X (already checked by s_array) into ARR, allocated in the
+ * problem's arena, and sets N to its length: item i with READ(r, item,
+ * &ARR[i]), under "[i]" in the error path. Like RF_CALL it returns from the
+ * caller on the first failure (no cleanup is needed: the arena goes with the
+ * problem). The one loop for every list. */
+#define S_READ_ITEMS(r, x, arr, n, READ)                                                                               \
+    do {                                                                                                               \
+        (arr) = rf_problem_alloc((r)->p, (size_t)(x)->len * sizeof *(arr));                                            \
+        if (!(arr))                                                                                                    \
+            return s_fail((r), RF_ENOMEM, (x), "out of memory");                                                       \
+        for (uint32_t s_i_ = 0; s_i_ < (x)->len; s_i_++) {                                                             \
+            int s_si_ = s_push_idx((r), s_i_);                                                                         \
+            RF_CALL(READ((r), &(x)->u.items[s_i_], &(arr)[s_i_]));                                                     \
+            s_pop((r), s_si_);                                                                                         \
+        }                                                                                                              \
+        (n) = (int32_t)(x)->len;                                                                                       \
+    } while (0)
 
 static bool s_is_member(const char *key, const char *const *list)
 {
@@ -214,6 +260,44 @@ static rf_status s_array(s_rd_t *r, const rf_doc_t *v, int64_t max, const char *
     return RF_OK;
 }
 
+/* The required array `key` of map v, of 1 to `max` items (a `what` each):
+ * *x is it, with `key` pushed on the error path (*sv restores it). */
+static rf_status s_req_list_n(s_rd_t *r, const rf_doc_t *v, const char *key, size_t len, int64_t max, const char *limit,
+                              const char *what, const rf_doc_t **x, int *sv)
+{
+    RF_CALL(s_req_n(r, v, key, len, x, sv));
+    RF_CALL(s_array(r, *x, max, limit));
+    if ((*x)->len == 0)
+        return s_fail(r, RF_ESCHEMA, *x, "must list at least one %s", what);
+    return RF_OK;
+}
+#define s_req_list(r, v, lit, max, limit, what, x, sv)                                                                 \
+    s_req_list_n((r), (v), "" lit, sizeof(lit) - 1, (max), (limit), (what), (x), (sv))
+
+/* Reads the required array LIT of map V (s_req_list) into ARR and N with
+ * READ (S_READ_ITEMS). */
+#define S_REQ_LIST(r, v, lit, max, limit, what, arr, n, READ)                                                          \
+    do {                                                                                                               \
+        const rf_doc_t *s_l_;                                                                                          \
+        int s_lsv_;                                                                                                    \
+        RF_CALL(s_req_list((r), (v), lit, (max), (limit), (what), &s_l_, &s_lsv_));                                    \
+        S_READ_ITEMS((r), s_l_, (arr), (n), READ);                                                                     \
+        s_pop((r), s_lsv_);                                                                                            \
+    } while (0)
+
+/* Reads the optional array LIT of map V, of at most MAX items, into ARR and
+ * N with READ (S_READ_ITEMS), when present. */
+#define S_OPT_LIST(r, v, lit, max, limit, arr, n, READ)                                                                \
+    do {                                                                                                               \
+        int s_lsv_;                                                                                                    \
+        const rf_doc_t *s_l_ = s_opt((r), (v), lit, &s_lsv_);                                                          \
+        if (s_l_) {                                                                                                    \
+            RF_CALL(s_array((r), s_l_, (max), (limit)));                                                               \
+            S_READ_ITEMS((r), s_l_, (arr), (n), READ);                                                                 \
+            s_pop((r), s_lsv_);                                                                                        \
+        }                                                                                                              \
+    } while (0)
+
 /* Text (a string value or a key) fit to copy: no NUL inside, within max_string. */
 static rf_status s_text_ok(s_rd_t *r, const rf_doc_t *at, const char *s, size_t len)
 {
@@ -239,6 +323,22 @@ static rf_status s_str(s_rd_t *r, const rf_doc_t *v, const char **out)
     return s_copy(r, v, v->u.s, v->len, out);
 }
 
+/* A string that must not be empty. */
+static rf_status s_nonempty_str(s_rd_t *r, const rf_doc_t *v, const char **out)
+{
+    RF_CALL(s_str(r, v, out));
+    if (!(*out)[0])
+        return s_fail(r, RF_ESCHEMA, v, "must not be empty");
+    return RF_OK;
+}
+
+static rf_status s_bool(s_rd_t *r, const rf_doc_t *v, bool *out)
+{
+    RF_CALL(s_type(r, v, RF_DOC_BOOL));
+    *out = v->u.b;
+    return RF_OK;
+}
+
 static rf_status s_int(s_rd_t *r, const rf_doc_t *v, int64_t lo, int64_t hi, int64_t *out)
 {
     RF_CALL(s_type(r, v, RF_DOC_INT));
@@ -248,6 +348,24 @@ static rf_status s_int(s_rd_t *r, const rf_doc_t *v, int64_t lo, int64_t hi, int
         return s_fail(r, RF_ESCHEMA, v, "must be <= %lld", (long long)hi);
     *out = v->u.i;
     return RF_OK;
+}
+
+/* An int32 in [lo, hi]. */
+static rf_status s_i32(s_rd_t *r, const rf_doc_t *v, int32_t lo, int32_t hi, int32_t *out)
+{
+    int64_t i64 = 0;
+    RF_CALL(s_int(r, v, lo, hi, &i64));
+    *out = (int32_t)i64;
+    return RF_OK;
+}
+
+/* A count: an int32 > 0 ("must be > 0" below 1). */
+static rf_status s_count(s_rd_t *r, const rf_doc_t *v, int32_t *out)
+{
+    RF_CALL(s_type(r, v, RF_DOC_INT));
+    if (v->u.i <= 0)
+        return s_fail(r, RF_ESCHEMA, v, "must be > 0");
+    return s_i32(r, v, 1, INT32_MAX, out);
 }
 
 /* A finite number >= 0. */
@@ -291,40 +409,46 @@ static rf_status s_level(s_rd_t *r, const rf_doc_t *v, int32_t *out)
     return RF_OK;
 }
 
+/* A node by name (bound pods, placements): an unknown one is an error naming it. */
+static rf_status s_node_ref(s_rd_t *r, const rf_doc_t *v, int32_t *out)
+{
+    RF_CALL(s_type(r, v, RF_DOC_STR));
+    RF_CALL(s_text_ok(r, v, v->u.s, v->len));
+    *out = rf_problem_node(r->p, v->u.s);
+    if (*out < 0)
+        return s_fail(r, RF_ESCHEMA, v, "unknown node \"%.200s\" (not in cluster.nodes)", v->u.s);
+    return RF_OK;
+}
+
 /* The required, non-empty `name` of map v. */
 static rf_status s_name(s_rd_t *r, const rf_doc_t *v, const char **out)
 {
-    const rf_doc_t *x;
-    int sv = s_push_key(r, "name");
-    if (!(x = s_get(v, "name")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_str(r, x, out));
-    if (!(*out)[0])
-        return s_fail(r, RF_ESCHEMA, x, "must not be empty");
-    s_pop(r, sv);
+    S_REQ(r, v, "name", s_nonempty_str, out);
     return RF_OK;
 }
 
 /* A gang's or running gang's name, priority and bandwidth. */
 static rf_status s_gang_head(s_rd_t *r, const rf_doc_t *v, const char **name, int64_t *priority, double *bandwidth)
 {
-    const rf_doc_t *x;
-    int sv;
     RF_CALL(s_name(r, v, name));
-    if ((x = s_get(v, "priority"))) {
-        sv = s_push_key(r, "priority");
-        RF_CALL(s_int(r, x, INT64_MIN, INT64_MAX, priority));
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "bandwidth"))) {
-        sv = s_push_key(r, "bandwidth");
-        RF_CALL(s_nonneg_number(r, x, bandwidth));
-        s_pop(r, sv);
-    }
+    S_OPT(r, v, "priority", s_int, INT64_MIN, INT64_MAX, priority);
+    S_OPT(r, v, "bandwidth", s_nonneg_number, bandwidth);
     return RF_OK;
 }
 
 /* -------------------------------------------- pass 1: resource interning */
+
+/* Resource `name` (the key or value at `at`) interned, within max_resources. */
+static rf_status s_intern(s_rd_t *r, const rf_doc_t *at, const char *name, size_t len)
+{
+    RF_CALL(s_text_ok(r, at, name, len));
+    if (rf_problem_resource(r->p, name) < 0)
+        return s_fail(r, RF_ENOMEM, at, "out of memory");
+    if (r->p->n_resources > r->lim->max_resources)
+        return s_fail(r, RF_ELIMIT, at, "is resource number %d, more than max_resources (%d)", (int)r->p->n_resources,
+                      (int)r->lim->max_resources);
+    return RF_OK;
+}
 
 static rf_status s_intern_keys(s_rd_t *r, const rf_doc_t *map)
 {
@@ -333,14 +457,9 @@ static rf_status s_intern_keys(s_rd_t *r, const rf_doc_t *map)
     for (uint32_t i = 0; i < map->len; i++) {
         const rf_doc_kv_t *kv = &map->u.pairs[i];
         int sv = s_push_key(r, kv->key);
-        RF_CALL(s_text_ok(r, &kv->value, kv->key, kv->key_len));
         if (kv->key_len == 0)
             return s_fail(r, RF_ESCHEMA, &kv->value, "a resource name must not be empty");
-        if (rf_problem_resource(r->p, kv->key) < 0)
-            return s_fail(r, RF_ENOMEM, &kv->value, "out of memory");
-        if (r->p->n_resources > r->lim->max_resources)
-            return s_fail(r, RF_ELIMIT, &kv->value, "is resource number %d, more than max_resources (%d)",
-                          (int)r->p->n_resources, (int)r->lim->max_resources);
+        RF_CALL(s_intern(r, &kv->value, kv->key, kv->key_len));
         s_pop(r, sv);
     }
     return RF_OK;
@@ -393,12 +512,7 @@ static rf_status s_intern_all(s_rd_t *r, const rf_doc_t *root)
     if (vr && vr->type == RF_DOC_STR && vr->len > 0) {
         int s0 = s_push_key(r, "options");
         s_push_key(r, "value_resource");
-        RF_CALL(s_text_ok(r, vr, vr->u.s, vr->len));
-        if (rf_problem_resource(r->p, vr->u.s) < 0)
-            return s_fail(r, RF_ENOMEM, vr, "out of memory");
-        if (r->p->n_resources > r->lim->max_resources)
-            return s_fail(r, RF_ELIMIT, vr, "is resource number %d, more than max_resources (%d)",
-                          (int)r->p->n_resources, (int)r->lim->max_resources);
+        RF_CALL(s_intern(r, vr, vr->u.s, vr->len));
         s_pop(r, s0);
     }
     return RF_OK;
@@ -443,6 +557,18 @@ static rf_status s_quantities(s_rd_t *r, const rf_doc_t *v, bool is_requests, in
     return RF_OK;
 }
 
+/* A pod set's `requests` (pending or running) into a new array: pods is 1. */
+static rf_status s_requests(s_rd_t *r, const rf_doc_t *v, int64_t **out)
+{
+    int64_t *q = rf_problem_alloc(r->p, (size_t)r->p->n_resources * sizeof *q);
+    if (!q)
+        return s_fail(r, RF_ENOMEM, v, "out of memory");
+    q[RF_RES_PODS] = 1;
+    *out = q;
+    S_OPT(r, v, "requests", s_quantities, true, q);
+    return RF_OK;
+}
+
 /* A map of string to string (labels, node_selector). */
 static rf_status s_labels(s_rd_t *r, const rf_doc_t *v, rf_label_t **out, int32_t *n_out)
 {
@@ -472,25 +598,12 @@ static const char *const s_effect_names[] = {"", "NoSchedule", "PreferNoSchedule
 static rf_status s_taint(s_rd_t *r, const rf_doc_t *v, rf_taint_t *t)
 {
     const rf_doc_t *x;
-    int sv;
+    int sv, e = 0;
     RF_CALL(s_object(r, v, s_taint_keys, NULL));
-    sv = s_push_key(r, "key");
-    if (!(x = s_get(v, "key")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_str(r, x, &t->key));
-    if (!t->key[0])
-        return s_fail(r, RF_ESCHEMA, x, "must not be empty");
-    s_pop(r, sv);
+    S_REQ(r, v, "key", s_nonempty_str, &t->key);
     t->value = "";
-    if ((x = s_get(v, "value"))) {
-        sv = s_push_key(r, "value");
-        RF_CALL(s_str(r, x, &t->value));
-        s_pop(r, sv);
-    }
-    sv = s_push_key(r, "effect");
-    if (!(x = s_get(v, "effect")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    int e = 0;
+    S_OPT(r, v, "value", s_str, &t->value);
+    RF_CALL(s_req(r, v, "effect", &x, &sv));
     RF_CALL(s_enum(r, x, s_effect_names, "NoSchedule, PreferNoSchedule or NoExecute", &e));
     if (e == RF_EFFECT_NONE)
         return s_fail(r, RF_ESCHEMA, x, "must be NoSchedule, PreferNoSchedule or NoExecute, not \"\"");
@@ -502,48 +615,20 @@ static rf_status s_taint(s_rd_t *r, const rf_doc_t *v, rf_taint_t *t)
 static rf_status s_node(s_rd_t *r, const rf_doc_t *v, rf_node_t *node)
 {
     rf_problem_t *p = r->p;
-    const rf_doc_t *x;
-    int sv;
     RF_CALL(s_object(r, v, s_node_keys, NULL));
-
     RF_CALL(s_name(r, v, &node->name));
-
-    if ((x = s_get(v, "labels"))) {
-        sv = s_push_key(r, "labels");
-        RF_CALL(s_labels(r, x, &node->labels, &node->n_labels));
-        s_pop(r, sv);
-    }
+    S_OPT(r, v, "labels", s_labels, &node->labels, &node->n_labels);
 
     node->allocatable = rf_problem_alloc(p, (size_t)p->n_resources * sizeof(int64_t));
     node->used = rf_problem_alloc(p, (size_t)p->n_resources * sizeof(int64_t));
     if (!node->allocatable || !node->used)
         return s_fail(r, RF_ENOMEM, v, "out of memory");
     node->allocatable[RF_RES_PODS] = RF_QTY_UNLIMITED;
-    if ((x = s_get(v, "allocatable"))) {
-        sv = s_push_key(r, "allocatable");
-        RF_CALL(s_quantities(r, x, false, node->allocatable));
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "used"))) {
-        sv = s_push_key(r, "used");
-        RF_CALL(s_quantities(r, x, false, node->used));
-        s_pop(r, sv);
-    }
+    S_OPT(r, v, "allocatable", s_quantities, false, node->allocatable);
+    S_OPT(r, v, "used", s_quantities, false, node->used);
 
-    if ((x = s_get(v, "taints"))) {
-        sv = s_push_key(r, "taints");
-        RF_CALL(s_array(r, x, r->lim->max_taints, "max_taints"));
-        S_READ_ITEMS(r, p, x, node->taints, s_taint);
-        node->n_taints = (int32_t)x->len;
-        s_pop(r, sv);
-    }
-
-    if ((x = s_get(v, "unschedulable"))) {
-        sv = s_push_key(r, "unschedulable");
-        RF_CALL(s_type(r, x, RF_DOC_BOOL));
-        node->unschedulable = x->u.b;
-        s_pop(r, sv);
-    }
+    S_OPT_LIST(r, v, "taints", r->lim->max_taints, "max_taints", node->taints, node->n_taints, s_taint);
+    S_OPT(r, v, "unschedulable", s_bool, &node->unschedulable);
     return RF_OK;
 }
 
@@ -554,32 +639,25 @@ static rf_status s_cluster(s_rd_t *r, const rf_doc_t *v)
     int sv;
     RF_CALL(s_object(r, v, s_cluster_keys, NULL));
 
-    sv = s_push_key(r, "levels");
-    if (!(x = s_get(v, "levels")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
+    RF_CALL(s_req(r, v, "levels", &x, &sv));
     RF_CALL(s_type(r, x, RF_DOC_ARRAY));
     if (x->len < 1 || x->len > RF_MAX_LEVELS)
         return s_fail(r, RF_ESCHEMA, x, "must list 1 to %d levels, not %lu", RF_MAX_LEVELS, (unsigned long)x->len);
-    S_READ_ITEMS(r, p, x, p->levels, s_str);
-    p->n_levels = (int32_t)x->len;
+    S_READ_ITEMS(r, x, p->levels, p->n_levels, s_str);
     s_pop(r, sv);
 
-    if ((x = s_get(v, "level_costs"))) {
-        sv = s_push_key(r, "level_costs");
+    if ((x = s_opt(r, v, "level_costs", &sv))) {
         RF_CALL(s_type(r, x, RF_DOC_ARRAY));
         if ((int32_t)x->len != p->n_levels)
             return s_fail(r, RF_ESCHEMA, x, "has %lu entries, but there are %d levels", (unsigned long)x->len,
                           (int)p->n_levels);
-        S_READ_ITEMS(r, p, x, p->level_costs, s_nonneg_number);
+        S_READ_ITEMS(r, x, p->level_costs, p->n_levels, s_nonneg_number); /* the same length */
         s_pop(r, sv);
     }
 
-    sv = s_push_key(r, "nodes");
-    if (!(x = s_get(v, "nodes")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
+    RF_CALL(s_req(r, v, "nodes", &x, &sv));
     RF_CALL(s_array(r, x, r->lim->max_nodes, "max_nodes"));
-    S_READ_ITEMS(r, p, x, p->nodes, s_node);
-    p->n_nodes = (int32_t)x->len;
+    S_READ_ITEMS(r, x, p->nodes, p->n_nodes, s_node);
     s_pop(r, sv);
     /* Index names now: `bound` entries refer to nodes by name. */
     return rf_problem_index_nodes(p, r->err);
@@ -587,19 +665,9 @@ static rf_status s_cluster(s_rd_t *r, const rf_doc_t *v)
 
 static rf_status s_topology(s_rd_t *r, const rf_doc_t *v, rf_topology_t *t)
 {
-    const rf_doc_t *x;
-    int sv;
     RF_CALL(s_object(r, v, s_topology_keys, NULL));
-    if ((x = s_get(v, "required"))) {
-        sv = s_push_key(r, "required");
-        RF_CALL(s_level(r, x, &t->required));
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "preferred"))) {
-        sv = s_push_key(r, "preferred");
-        RF_CALL(s_level(r, x, &t->preferred));
-        s_pop(r, sv);
-    }
+    S_OPT(r, v, "required", s_level, &t->required);
+    S_OPT(r, v, "preferred", s_level, &t->preferred);
     return RF_OK;
 }
 
@@ -607,111 +675,54 @@ static const char *const s_operator_names[] = {"Equal", "Exists", NULL};
 
 static rf_status s_toleration(s_rd_t *r, const rf_doc_t *v, rf_toleration_t *t)
 {
-    const rf_doc_t *x;
-    int sv;
+    int op = RF_TOL_EQUAL, e = RF_EFFECT_NONE;
     RF_CALL(s_object(r, v, s_toleration_keys, NULL));
     t->key = "";
     t->value = "";
-    t->op = RF_TOL_EQUAL;
-    t->effect = RF_EFFECT_NONE;
-    if ((x = s_get(v, "key"))) {
-        sv = s_push_key(r, "key");
-        RF_CALL(s_str(r, x, &t->key));
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "operator"))) {
-        int op = 0;
-        sv = s_push_key(r, "operator");
-        RF_CALL(s_enum(r, x, s_operator_names, "Equal or Exists", &op));
-        t->op = (rf_tol_op)op;
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "value"))) {
-        sv = s_push_key(r, "value");
-        RF_CALL(s_str(r, x, &t->value));
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "effect"))) {
-        int e = 0;
-        sv = s_push_key(r, "effect");
-        RF_CALL(s_enum(r, x, s_effect_names, "\"\", NoSchedule, PreferNoSchedule or NoExecute", &e));
-        t->effect = (rf_effect)e;
-        s_pop(r, sv);
-    }
+    S_OPT(r, v, "key", s_str, &t->key);
+    S_OPT(r, v, "operator", s_enum, s_operator_names, "Equal or Exists", &op);
+    t->op = (rf_tol_op)op;
+    S_OPT(r, v, "value", s_str, &t->value);
+    S_OPT(r, v, "effect", s_enum, s_effect_names, "\"\", NoSchedule, PreferNoSchedule or NoExecute", &e);
+    t->effect = (rf_effect)e;
     return RF_OK;
 }
 
 static rf_status s_slice(s_rd_t *r, const rf_doc_t *v, rf_slice_t *s)
 {
-    const rf_doc_t *x;
-    int sv;
-    int64_t size = 0;
     RF_CALL(s_object(r, v, s_slice_keys, NULL));
-    sv = s_push_key(r, "size");
-    if (!(x = s_get(v, "size")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_type(r, x, RF_DOC_INT));
-    if (x->u.i <= 0)
-        return s_fail(r, RF_ESCHEMA, x, "must be > 0");
-    RF_CALL(s_int(r, x, 1, INT32_MAX, &size));
-    s->size = (int32_t)size;
-    s_pop(r, sv);
-    sv = s_push_key(r, "required");
-    if (!(x = s_get(v, "required")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_level(r, x, &s->level));
-    s_pop(r, sv);
+    S_REQ(r, v, "size", s_count, &s->size);
+    S_REQ(r, v, "required", s_level, &s->level);
     return RF_OK;
+}
+
+/* A rank of a bound pod. */
+static rf_status s_rank(s_rd_t *r, const rf_doc_t *v, int32_t *out)
+{
+    return s_i32(r, v, 0, INT32_MAX - 1, out);
 }
 
 static rf_status s_bound(s_rd_t *r, const rf_doc_t *v, rf_bound_t *b)
 {
-    const rf_doc_t *x, *cnt, *ranks;
+    const rf_doc_t *ranks;
     int sv;
-    int64_t i64 = 0;
+    int32_t n_ranks = 0;
     RF_CALL(s_object(r, v, s_bound_keys, NULL));
+    S_REQ(r, v, "node", s_node_ref, &b->node);
 
-    sv = s_push_key(r, "node");
-    if (!(x = s_get(v, "node")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_type(r, x, RF_DOC_STR));
-    RF_CALL(s_text_ok(r, x, x->u.s, x->len));
-    b->node = rf_problem_node(r->p, x->u.s);
-    if (b->node < 0)
-        return s_fail(r, RF_ESCHEMA, x, "unknown node \"%.200s\" (not in cluster.nodes)", x->u.s);
-    s_pop(r, sv);
-
-    cnt = s_get(v, "count");
-    ranks = s_get(v, "ranks");
-    if (!cnt && !ranks)
+    const rf_doc_t *cnt = s_get(v, "count");
+    if (!cnt && !s_get(v, "ranks"))
         return s_fail(r, RF_ESCHEMA, v, "needs count or ranks");
-    if (cnt) {
-        sv = s_push_key(r, "count");
-        RF_CALL(s_type(r, cnt, RF_DOC_INT));
-        if (cnt->u.i <= 0)
-            return s_fail(r, RF_ESCHEMA, cnt, "must be > 0");
-        RF_CALL(s_int(r, cnt, 1, INT32_MAX, &i64));
-        b->count = (int32_t)i64;
-        s_pop(r, sv);
-    }
-    if (ranks) {
-        sv = s_push_key(r, "ranks");
+    S_OPT(r, v, "count", s_count, &b->count);
+    if ((ranks = s_opt(r, v, "ranks", &sv))) {
         RF_CALL(s_array(r, ranks, r->lim->max_pods, "max_pods"));
         if (ranks->len == 0)
             return s_fail(r, RF_ESCHEMA, ranks, "must not be empty");
         if (cnt && (int64_t)ranks->len != b->count)
             return s_fail(r, RF_ESCHEMA, ranks, "lists %lu ranks, but count is %d", (unsigned long)ranks->len,
                           (int)b->count);
-        b->count = (int32_t)ranks->len;
-        b->ranks = rf_problem_alloc(r->p, (size_t)ranks->len * sizeof *b->ranks);
-        if (!b->ranks)
-            return s_fail(r, RF_ENOMEM, ranks, "out of memory");
-        for (uint32_t i = 0; i < ranks->len; i++) {
-            int si = s_push_idx(r, i);
-            RF_CALL(s_int(r, &ranks->u.items[i], 0, INT32_MAX - 1, &i64));
-            b->ranks[i] = (int32_t)i64;
-            s_pop(r, si);
-        }
+        S_READ_ITEMS(r, ranks, b->ranks, n_ranks, s_rank);
+        b->count = n_ranks;
         s_pop(r, sv);
     }
     return RF_OK;
@@ -719,17 +730,13 @@ static rf_status s_bound(s_rd_t *r, const rf_doc_t *v, rf_bound_t *b)
 
 static rf_status s_pod_set(s_rd_t *r, const rf_doc_t *v, rf_pod_set_t *ps)
 {
-    rf_problem_t *p = r->p;
     const rf_doc_t *x;
     int sv;
     RF_CALL(s_object(r, v, s_pod_set_keys, NULL));
     rf_pod_set_init(ps);
-
     RF_CALL(s_name(r, v, &ps->name));
 
-    sv = s_push_key(r, "count");
-    if (!(x = s_get(v, "count")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
+    RF_CALL(s_req(r, v, "count", &x, &sv));
     RF_CALL(s_type(r, x, RF_DOC_INT));
     if (x->u.i > r->lim->max_pods)
         return s_fail(r, RF_ELIMIT, x, "%lld is more than max_pods (%lld)", (long long)x->u.i,
@@ -737,81 +744,24 @@ static rf_status s_pod_set(s_rd_t *r, const rf_doc_t *v, rf_pod_set_t *ps)
     RF_CALL(s_int(r, x, 1, INT32_MAX, &ps->count));
     s_pop(r, sv);
 
-    if ((x = s_get(v, "min_count"))) {
-        sv = s_push_key(r, "min_count");
-        RF_CALL(s_int(r, x, 0, INT64_MAX, &ps->min_count)); /* <= count: validate */
-        s_pop(r, sv);
-    }
-
-    ps->requests = rf_problem_alloc(p, (size_t)p->n_resources * sizeof(int64_t));
-    if (!ps->requests)
-        return s_fail(r, RF_ENOMEM, v, "out of memory");
-    ps->requests[RF_RES_PODS] = 1;
-    if ((x = s_get(v, "requests"))) {
-        sv = s_push_key(r, "requests");
-        RF_CALL(s_quantities(r, x, true, ps->requests));
-        s_pop(r, sv);
-    }
-
-    if ((x = s_get(v, "node_selector"))) {
-        sv = s_push_key(r, "node_selector");
-        RF_CALL(s_labels(r, x, &ps->node_selector, &ps->n_node_selector));
-        s_pop(r, sv);
-    }
-
-    if ((x = s_get(v, "tolerations"))) {
-        sv = s_push_key(r, "tolerations");
-        RF_CALL(s_array(r, x, r->lim->max_taints, "max_taints"));
-        S_READ_ITEMS(r, p, x, ps->tolerations, s_toleration);
-        ps->n_tolerations = (int32_t)x->len;
-        s_pop(r, sv);
-    }
-
-    if ((x = s_get(v, "topology"))) {
-        sv = s_push_key(r, "topology");
-        RF_CALL(s_topology(r, x, &ps->topology));
-        s_pop(r, sv);
-    }
-
-    if ((x = s_get(v, "slice"))) {
-        sv = s_push_key(r, "slice");
-        RF_CALL(s_slice(r, x, &ps->slice));
-        s_pop(r, sv);
-    }
-
-    if ((x = s_get(v, "bound"))) {
-        sv = s_push_key(r, "bound");
-        RF_CALL(s_array(r, x, r->lim->max_bound, "max_bound"));
-        S_READ_ITEMS(r, p, x, ps->bound, s_bound);
-        ps->n_bound = (int32_t)x->len;
-        s_pop(r, sv);
-    }
+    S_OPT(r, v, "min_count", s_int, 0, INT64_MAX, &ps->min_count); /* <= count: validate */
+    RF_CALL(s_requests(r, v, &ps->requests));
+    S_OPT(r, v, "node_selector", s_labels, &ps->node_selector, &ps->n_node_selector);
+    S_OPT_LIST(r, v, "tolerations", r->lim->max_taints, "max_taints", ps->tolerations, ps->n_tolerations, s_toleration);
+    S_OPT(r, v, "topology", s_topology, &ps->topology);
+    S_OPT(r, v, "slice", s_slice, &ps->slice);
+    S_OPT_LIST(r, v, "bound", r->lim->max_bound, "max_bound", ps->bound, ps->n_bound, s_bound);
     return RF_OK;
 }
 
 static rf_status s_gang(s_rd_t *r, const rf_doc_t *v, rf_gang_t *gang)
 {
-    const rf_doc_t *x;
-    int sv;
     RF_CALL(s_object(r, v, s_gang_keys, NULL));
     rf_gang_init(gang);
-
     RF_CALL(s_gang_head(r, v, &gang->name, &gang->priority, &gang->bandwidth));
-    if ((x = s_get(v, "topology"))) {
-        sv = s_push_key(r, "topology");
-        RF_CALL(s_topology(r, x, &gang->topology));
-        s_pop(r, sv);
-    }
-
-    sv = s_push_key(r, "pod_sets");
-    if (!(x = s_get(v, "pod_sets")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_array(r, x, r->lim->max_pod_sets, "max_pod_sets"));
-    if (x->len == 0)
-        return s_fail(r, RF_ESCHEMA, x, "must list at least one pod set");
-    S_READ_ITEMS(r, r->p, x, gang->pod_sets, s_pod_set);
-    gang->n_pod_sets = (int32_t)x->len;
-    s_pop(r, sv);
+    S_OPT(r, v, "topology", s_topology, &gang->topology);
+    S_REQ_LIST(r, v, "pod_sets", r->lim->max_pod_sets, "max_pod_sets", "pod set", gang->pod_sets, gang->n_pod_sets,
+               s_pod_set);
     return RF_OK;
 }
 
@@ -819,96 +769,30 @@ static rf_status s_gang(s_rd_t *r, const rf_doc_t *v, rf_gang_t *gang)
 
 static rf_status s_run_placement(s_rd_t *r, const rf_doc_t *v, rf_run_placement_t *pl)
 {
-    const rf_doc_t *x;
-    int sv;
-    int64_t i64 = 0;
     RF_CALL(s_running_object(r, v, s_run_placement_keys, s_run_placement_forbidden));
-    sv = s_push_key(r, "node");
-    if (!(x = s_get(v, "node")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_type(r, x, RF_DOC_STR));
-    RF_CALL(s_text_ok(r, x, x->u.s, x->len));
-    pl->node = rf_problem_node(r->p, x->u.s);
-    if (pl->node < 0)
-        return s_fail(r, RF_ESCHEMA, x, "unknown node \"%.200s\" (not in cluster.nodes)", x->u.s);
-    s_pop(r, sv);
-    sv = s_push_key(r, "count");
-    if (!(x = s_get(v, "count")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_int(r, x, 1, INT32_MAX, &i64));
-    pl->count = (int32_t)i64;
-    s_pop(r, sv);
+    S_REQ(r, v, "node", s_node_ref, &pl->node);
+    S_REQ(r, v, "count", s_i32, 1, INT32_MAX, &pl->count);
     return RF_OK;
 }
 
 static rf_status s_run_pod_set(s_rd_t *r, const rf_doc_t *v, rf_run_pod_set_t *ps)
 {
-    rf_problem_t *p = r->p;
-    const rf_doc_t *x;
-    int sv;
     RF_CALL(s_running_object(r, v, s_run_pod_set_keys, s_run_pod_set_forbidden));
     RF_CALL(s_name(r, v, &ps->name));
-
-    ps->requests = rf_problem_alloc(p, (size_t)p->n_resources * sizeof(int64_t));
-    if (!ps->requests)
-        return s_fail(r, RF_ENOMEM, v, "out of memory");
-    ps->requests[RF_RES_PODS] = 1;
-    if ((x = s_get(v, "requests"))) {
-        sv = s_push_key(r, "requests");
-        RF_CALL(s_quantities(r, x, true, ps->requests));
-        s_pop(r, sv);
-    }
-
-    sv = s_push_key(r, "placements");
-    if (!(x = s_get(v, "placements")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_array(r, x, r->lim->max_bound, "max_bound"));
-    if (x->len == 0)
-        return s_fail(r, RF_ESCHEMA, x, "must list at least one placement");
-    S_READ_ITEMS(r, p, x, ps->placements, s_run_placement);
-    ps->n_placements = (int32_t)x->len;
-    s_pop(r, sv);
+    RF_CALL(s_requests(r, v, &ps->requests));
+    S_REQ_LIST(r, v, "placements", r->lim->max_bound, "max_bound", "placement", ps->placements, ps->n_placements,
+               s_run_placement);
     return RF_OK;
 }
 
 static rf_status s_running_gang(s_rd_t *r, const rf_doc_t *v, rf_running_t *run)
 {
-    const rf_doc_t *x;
-    int sv;
     RF_CALL(s_running_object(r, v, s_running_keys, s_running_forbidden));
     rf_running_init(run);
     RF_CALL(s_gang_head(r, v, &run->name, &run->priority, &run->bandwidth));
-    if ((x = s_get(v, "preemptible"))) {
-        sv = s_push_key(r, "preemptible");
-        RF_CALL(s_type(r, x, RF_DOC_BOOL));
-        run->preemptible = x->u.b;
-        s_pop(r, sv);
-    }
-    sv = s_push_key(r, "pod_sets");
-    if (!(x = s_get(v, "pod_sets")))
-        return s_fail(r, RF_ESCHEMA, v, "is required");
-    RF_CALL(s_array(r, x, r->lim->max_pod_sets, "max_pod_sets"));
-    if (x->len == 0)
-        return s_fail(r, RF_ESCHEMA, x, "must list at least one pod set");
-    S_READ_ITEMS(r, r->p, x, run->pod_sets, s_run_pod_set);
-    run->n_pod_sets = (int32_t)x->len;
-    s_pop(r, sv);
-    return RF_OK;
-}
-
-/* `running`: at most max_gangs running gangs (the same bound as `gangs`). */
-static rf_status s_running_all(s_rd_t *r, const rf_doc_t *v)
-{
-    RF_CALL(s_array(r, v, r->lim->max_gangs, "max_gangs"));
-    r->p->running = rf_problem_alloc(r->p, (size_t)v->len * sizeof *r->p->running);
-    if (!r->p->running)
-        return s_fail(r, RF_ENOMEM, v, "out of memory");
-    r->p->n_running = (int32_t)v->len;
-    for (uint32_t i = 0; i < v->len; i++) {
-        int si = s_push_idx(r, i);
-        RF_CALL(s_running_gang(r, &v->u.items[i], &r->p->running[i]));
-        s_pop(r, si);
-    }
+    S_OPT(r, v, "preemptible", s_bool, &run->preemptible);
+    S_REQ_LIST(r, v, "pod_sets", r->lim->max_pod_sets, "max_pod_sets", "pod set", run->pod_sets, run->n_pod_sets,
+               s_run_pod_set);
     return RF_OK;
 }
 
@@ -919,46 +803,17 @@ static const char *const s_preemption_names[] = {"lower_priority", "never", NULL
 static rf_status s_options(s_rd_t *r, const rf_doc_t *v)
 {
     rf_options_t *o = &r->p->options;
-    const rf_doc_t *x;
-    int sv, e = 0;
+    int mode = (int)o->mode, admission = (int)o->admission, preemption = (int)o->preemption;
     RF_CALL(s_object(r, v, s_options_keys, NULL));
-    if ((x = s_get(v, "mode"))) {
-        sv = s_push_key(r, "mode");
-        RF_CALL(s_enum(r, x, s_mode_names, "greedy, ilp or auto", &e));
-        o->mode = (rf_mode)e;
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "time_limit_ms"))) {
-        sv = s_push_key(r, "time_limit_ms");
-        RF_CALL(s_int(r, x, 0, INT64_MAX, &o->time_limit_ms));
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "threads"))) {
-        int64_t t = 0;
-        sv = s_push_key(r, "threads");
-        RF_CALL(s_int(r, x, 0, INT32_MAX, &t));
-        o->threads = (int32_t)t;
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "admission"))) {
-        sv = s_push_key(r, "admission");
-        RF_CALL(s_enum(r, x, s_admission_names, "value or ordered", &e));
-        o->admission = (rf_admission)e;
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "value_resource"))) {
-        sv = s_push_key(r, "value_resource");
-        RF_CALL(s_str(r, x, &o->value_resource_name));
-        if (!o->value_resource_name[0])
-            return s_fail(r, RF_ESCHEMA, x, "must not be empty");
-        s_pop(r, sv);
-    }
-    if ((x = s_get(v, "preemption"))) {
-        sv = s_push_key(r, "preemption");
-        RF_CALL(s_enum(r, x, s_preemption_names, "lower_priority or never", &e));
-        o->preemption = (rf_preemption)e;
-        s_pop(r, sv);
-    }
+    S_OPT(r, v, "mode", s_enum, s_mode_names, "greedy, ilp or auto", &mode);
+    o->mode = (rf_mode)mode;
+    S_OPT(r, v, "time_limit_ms", s_int, 0, INT64_MAX, &o->time_limit_ms);
+    S_OPT(r, v, "threads", s_i32, 0, INT32_MAX, &o->threads);
+    S_OPT(r, v, "admission", s_enum, s_admission_names, "value or ordered", &admission);
+    o->admission = (rf_admission)admission;
+    S_OPT(r, v, "value_resource", s_nonempty_str, &o->value_resource_name);
+    S_OPT(r, v, "preemption", s_enum, s_preemption_names, "lower_priority or never", &preemption);
+    o->preemption = (rf_preemption)preemption;
     return RF_OK;
 }
 
@@ -970,38 +825,35 @@ static rf_status s_read(s_rd_t *r, const rf_doc_t *root, const char *const *extr
     int sv;
     RF_CALL(s_object(r, root, s_root_keys, extra_keys));
     RF_CALL(s_intern_all(r, root));
-
-    sv = s_push_key(r, "cluster");
-    if (!(x = s_get(root, "cluster")))
-        return s_fail(r, RF_ESCHEMA, root, "is required");
+    RF_CALL(s_req(r, root, "cluster", &x, &sv));
     RF_CALL(s_cluster(r, x));
     s_pop(r, sv);
-
     RF_CALL(s_read_batch(r, root));
     return rf_problem_validate(r->p, r->lim, r->err);
 }
 
-/* The batch of a problem: `gangs` (required) and `options`. */
+/* `running`: at most max_gangs running gangs (the same bound as `gangs`). */
+static rf_status s_running_all(s_rd_t *r, const rf_doc_t *v)
+{
+    RF_CALL(s_array(r, v, r->lim->max_gangs, "max_gangs"));
+    S_READ_ITEMS(r, v, r->p->running, r->p->n_running, s_running_gang);
+    return RF_OK;
+}
+
+/* The batch of a problem: `gangs` (required), `running` and `options`. */
 static rf_status s_read_batch(s_rd_t *r, const rf_doc_t *root)
 {
     const rf_doc_t *x;
     int sv;
-    sv = s_push_key(r, "gangs");
-    if (!(x = s_get(root, "gangs")))
-        return s_fail(r, RF_ESCHEMA, root, "is required");
+    RF_CALL(s_req(r, root, "gangs", &x, &sv));
     RF_CALL(s_array(r, x, r->lim->max_gangs, "max_gangs"));
-    S_READ_ITEMS(r, r->p, x, r->p->gangs, s_gang);
-    r->p->n_gangs = (int32_t)x->len;
+    S_READ_ITEMS(r, x, r->p->gangs, r->p->n_gangs, s_gang);
     s_pop(r, sv);
-
-    if ((x = s_get(root, "running"))) {
-        sv = s_push_key(r, "running");
+    if ((x = s_opt(r, root, "running", &sv))) {
         RF_CALL(s_running_all(r, x));
         s_pop(r, sv);
     }
-
-    if ((x = s_get(root, "options"))) {
-        sv = s_push_key(r, "options");
+    if ((x = s_opt(r, root, "options", &sv))) {
         RF_CALL(s_options(r, x));
         s_pop(r, sv);
     }

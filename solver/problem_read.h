@@ -8,14 +8,14 @@
 #include "rackfit/problem.h"
 #include "rackfit/status.h"
 
-/* `root` is the problem map. Keys other than cluster, gangs, options are
- * errors unless `extra_keys` lists them (rackfitd passes "v", "op", "id", ...);
- * extra_keys is NULL-terminated or NULL. */
+/* `root` is the problem map. Keys other than cluster, gangs, running,
+ * options are errors unless `extra_keys` lists them (rackfitd passes "v",
+ * "op", "id", ...); extra_keys is NULL-terminated or NULL. */
 rf_status rf__problem_from_doc(const rf_doc_t *root, const char *const *extra_keys, const rf_limits_t *limits,
                                rf_problem_t **out, rf_error_t *err);
 
 /* The same for a batch against a stored, already validated cluster: `root`
- * holds `gangs` and `options` (and `extra_keys`), not `cluster`. The new
+ * holds `gangs`, `running` and `options` (and `extra_keys`), not `cluster`. The new
  * problem BORROWS the cluster's levels, level costs, nodes (names, labels,
  * quantities, taints) and name index: `cluster` must stay alive and
  * unchanged until the problem is destroyed. It is not touched (several

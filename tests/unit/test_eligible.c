@@ -18,155 +18,44 @@
 #include "eligible.h"
 #include "rackfit/rackfit.h"
 
-#define LEVELS            "\"levels\":[\"kubernetes.io/hostname\"]"
-#define NODE(name, extra) "{\"name\":\"" name "\",\"labels\":{\"kubernetes.io/hostname\":\"" name "\"" extra "}"
-#define PS(name, extra)   "{\"name\":\"" name "\",\"count\":1" extra "}"
+/* The fixture, in JSON with ' for " (s_cluster swaps them back): one line a
+ * node or a pod set, in the order of the enum and of `expected` below. */
+static const char s_cluster_text[] =
+    "{'cluster':{'levels':['kubernetes.io/hostname'],'nodes':["
+    "{'name':'plain','labels':{'kubernetes.io/hostname':'plain'}},"
+    "{'name':'gpu-a100','labels':{'kubernetes.io/hostname':'gpu-a100','gpu':'a100'}},"
+    "{'name':'cordoned','labels':{'kubernetes.io/hostname':'cordoned'},'unschedulable':true},"
+    "{'name':'tainted','labels':{'kubernetes.io/hostname':'tainted'},"
+    "'taints':[{'key':'maint','value':'yes','effect':'NoSchedule'}]},"
+    "{'name':'evicting','labels':{'kubernetes.io/hostname':'evicting'},"
+    "'taints':[{'key':'bad','effect':'NoExecute'}]},"
+    "{'name':'soft','labels':{'kubernetes.io/hostname':'soft'},"
+    "'taints':[{'key':'soft','effect':'PreferNoSchedule'}]},"
+    "{'name':'unlabelled'}"
+    "]},'gangs':[{'name':'g','pod_sets':["
+    "{'name':'any','count':1},"
+    "{'name':'a100','count':1,'node_selector':{'gpu':'a100'}},"
+    "{'name':'maint-equal','count':1,"
+    "'tolerations':[{'key':'maint','operator':'Equal','value':'yes','effect':'NoSchedule'}]},"
+    "{'name':'maint-wrong-value','count':1,'tolerations':[{'key':'maint','operator':'Equal','value':'no'}]},"
+    "{'name':'everything','count':1,'tolerations':[{'operator':'Exists'}]},"
+    "{'name':'any-again','count':1}"
+    "]}]}";
 
-/* The literals below are built from macros; clang-format 14 reflows them differently on each pass. */
-// clang-format off
-static const char s_cluster[] = "{\"cluster\":{" LEVELS ",\"nodes\":[" NODE("plain", "}") "," NODE("gpu-a100", ",\"gpu"
-                                                                                                               "\":"
-                                                                                                               "\"a100"
-                                                                                                               "\"}") "," NODE(
-    "cordoned",
-    "},"
-    "\"unschedul"
-    "able\":"
-    "true") "," NODE("tainted",
-                     "},\"taints\":[{\"key\":\"maint\",\"value\":\"yes\",\"effect\":"
-                     "\"NoSchedule\"}]") "," NODE("evicting",
-                                                  "},\"taints\":[{\"key\":\"bad\",\"effect\":"
-                                                  "\"NoExecute\"}]") "," NODE("soft",
-                                                                              "},\"taints\":[{"
-                                                                              "\"key\":"
-                                                                              "\"soft\","
-                                                                              "\"effect\":"
-                                                                              "\"PreferNoSchedu"
-                                                                              "le\"}]") ","
-                                                                                        "{\"nam"
-                                                                                        "e\":"
-                                                                                        "\"unla"
-                                                                                        "belled"
-                                                                                        "\"}"
-                                                                                        "]},"
-                                                                                        "\"gang"
-                                                                                        "s\":[{"
-                                                                                        "\"name"
-                                                                                        "\":"
-                                                                                        "\"g\","
-                                                                                        "\"pod_"
-                                                                                        "sets\""
-                                                                                        ":[" PS("any", "") "," PS(
-                                                                                            "a100",
-                                                                                            ",\"n"
-                                                                                            "ode_"
-                                                                                            "sele"
-                                                                                            "ctor"
-                                                                                            "\":{"
-                                                                                            "\"gp"
-                                                                                            "u\":"
-                                                                                            "\"a1"
-                                                                                            "00\""
-                                                                                            "}") "," PS("maint-equal",
-                                                                                                        ",\"tolerations"
-                                                                                                        "\":[{\"key\":"
-                                                                                                        "\"maint\","
-                                                                                                        "\"operator\":"
-                                                                                                        "\"Equal\","
-                                                                                                        "\"value\":"
-                                                                                                        "\"yes\","
-                                                                                                        "\"effect\":"
-                                                                                                        "\"NoSchedule\""
-                                                                                                        "}]") "," PS("m"
-                                                                                                                     "a"
-                                                                                                                     "i"
-                                                                                                                     "n"
-                                                                                                                     "t"
-                                                                                                                     "-"
-                                                                                                                     "w"
-                                                                                                                     "r"
-                                                                                                                     "o"
-                                                                                                                     "n"
-                                                                                                                     "g"
-                                                                                                                     "-"
-                                                                                                                     "v"
-                                                                                                                     "a"
-                                                                                                                     "l"
-                                                                                                                     "u"
-                                                                                                                     "e",
-                                                                                                                     ","
-                                                                                                                     "\""
-                                                                                                                     "t"
-                                                                                                                     "o"
-                                                                                                                     "l"
-                                                                                                                     "e"
-                                                                                                                     "r"
-                                                                                                                     "a"
-                                                                                                                     "t"
-                                                                                                                     "i"
-                                                                                                                     "o"
-                                                                                                                     "n"
-                                                                                                                     "s"
-                                                                                                                     "\""
-                                                                                                                     ":"
-                                                                                                                     "["
-                                                                                                                     "{"
-                                                                                                                     "\""
-                                                                                                                     "k"
-                                                                                                                     "e"
-                                                                                                                     "y"
-                                                                                                                     "\""
-                                                                                                                     ":"
-                                                                                                                     "\""
-                                                                                                                     "m"
-                                                                                                                     "a"
-                                                                                                                     "i"
-                                                                                                                     "n"
-                                                                                                                     "t"
-                                                                                                                     "\""
-                                                                                                                     ","
-                                                                                                                     "\""
-                                                                                                                     "o"
-                                                                                                                     "p"
-                                                                                                                     "e"
-                                                                                                                     "r"
-                                                                                                                     "a"
-                                                                                                                     "t"
-                                                                                                                     "o"
-                                                                                                                     "r"
-                                                                                                                     "\""
-                                                                                                                     ":"
-                                                                                                                     "\""
-                                                                                                                     "E"
-                                                                                                                     "q"
-                                                                                                                     "u"
-                                                                                                                     "a"
-                                                                                                                     "l"
-                                                                                                                     "\""
-                                                                                                                     ","
-                                                                                                                     "\""
-                                                                                                                     "v"
-                                                                                                                     "a"
-                                                                                                                     "l"
-                                                                                                                     "u"
-                                                                                                                     "e"
-                                                                                                                     "\""
-                                                                                                                     ":"
-                                                                                                                     "\""
-                                                                                                                     "n"
-                                                                                                                     "o"
-                                                                                                                     "\""
-                                                                                                                     "}"
-                                                                                                                     "]") "," PS("everything",
-                                                                                                                                 ",\"tolerations\":[{\"operator\":\"Exists\"}]") "," PS("any-again",
-                                                                                                                                                                                        "") "]}]}";
-// clang-format on
+/* The fixture problem: s_cluster_text with its quotes swapped. */
+static rf_problem_t *s_cluster(void)
+{
+    char json[sizeof s_cluster_text];
+    for (size_t i = 0; i < sizeof json; i++)
+        json[i] = s_cluster_text[i] == '\'' ? '"' : s_cluster_text[i];
+    return rf_test_parse(json);
+}
 
 enum { PLAIN, GPU, CORDONED, TAINTED, EVICTING, SOFT, UNLABELLED };
 
 Test(eligible, kubernetes_rules_for_labelled_nodes)
 {
-    rf_problem_t *pb = rf_test_parse(s_cluster);
+    rf_problem_t *pb = s_cluster();
     const rf_pod_set_t *ps = pb->gangs[0].pod_sets;
     /* expected[pod set][node] for the labelled nodes */
     static const bool expected[6][6] = {
@@ -220,7 +109,7 @@ static void s_check_classes(const rf_problem_t *pb, const rf__elig_t *e)
 
 Test(eligible, classes_match_node_admits)
 {
-    rf_problem_t *pb = rf_test_parse(s_cluster);
+    rf_problem_t *pb = s_cluster();
     rf__tree_t t;
     rf__elig_t e;
     rf_error_t err;

@@ -87,7 +87,7 @@ static rf_status s_check_pod_set(const rf_problem_t *p, const rf_limits_t *lim, 
                                 (int)pl->node);
         if (pl->count < 1)
             return rf_error_set(err, RF_ESCHEMA, s_path(path, i, j, k, "count"), "must be >= 1");
-        if (ps->n_pods > lim->max_pods)
+        if (pl->count > lim->max_pods - ps->n_pods) /* checked before the sum: it cannot overflow */
             return rf_error_set(err, RF_ELIMIT, s_path(path, i, j, k, "count"),
                                 "the pod set has more than max_pods (%lld) pods", (long long)lim->max_pods);
         ps->n_pods += pl->count;
@@ -228,9 +228,11 @@ typedef struct {
     const int32_t *node; /* [n]: entry k's node index */
 } s_sorter_t;
 
+/* qsort has no context argument: the sorter of the running call. */
 static _Thread_local const s_sorter_t *s_sort_ctx;
 
-/* qsort has no context argument: the sorter of the running call. */
+/* Entries a and b by their label path down to level `upto`; an entry missing a level's label sorts after one that
+ * has it, and two missing ones by node index. */
 static int s_path_cmp_upto(const s_sorter_t *s, int32_t a, int32_t b, int32_t upto)
 {
     const int32_t *node = s->node;

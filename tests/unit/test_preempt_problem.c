@@ -236,5 +236,20 @@ Test(preempt_problem, limits_name_the_limit)
     lim.max_string = 0;
     p = s_built();
     s_invalid(&p, &lim, RF_ELIMIT, "running[0].name", "longer than max_string (0)");
+
+    /* max_pods holds for one placement alone, and for the sum of several */
+    rf_limits_default(&lim);
+    lim.max_pods = 2;
+    p = s_built();
+    p->running[0].pod_sets[0].placements[0].count = 3;
+    s_invalid(&p, &lim, RF_ELIMIT, "running[0].pod_sets[0].placements[0].count", "more than max_pods (2)");
+    p = s_built();
+    p->running[0].pod_sets[0].placements[1].count = 2;
+    s_invalid(&p, &lim, RF_ELIMIT, "running[0].pod_sets[0].placements[1].count", "more than max_pods (2)");
+    p = s_built();
+    p->running[0].pod_sets[0].placements[1].count = 1; /* 1 + 1 = max_pods: accepted */
+    rf_error_t err;
+    cr_assert_eq(rf__problem_validate_running(p, &lim, &err), RF_OK, "%s: %s", err.path, err.message);
+    rf_problem_destroy(&p);
     rf_test_no_leaks();
 }

@@ -15,6 +15,7 @@
  * the answer (solve) or the report (check). The time limit counts from the
  * moment the problem's bytes were read (PLACEMENT-MODEL.md: "counted from
  * when the problem is received"), so parsing and validating count in it. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -183,10 +184,11 @@ static rf_status s_got(rf_status s, const void *result, rf_error_t *err, const c
     return s;
 }
 
-/* Parse a whole decimal integer in [min, max]. */
+/* Parse a whole decimal integer in [min, max]: digits with an optional leading '-' and nothing else (strtoll alone
+ * would also take leading white space and a '+'). */
 static int s_parse_int(const char *text, int64_t min, int64_t max, int64_t *out)
 {
-    if (text == NULL || *text == '\0')
+    if (text == NULL || !(isdigit((unsigned char)text[0]) || (text[0] == '-' && isdigit((unsigned char)text[1]))))
         return -1;
     errno = 0;
     char *end = NULL;

@@ -88,7 +88,7 @@ Test(cli, whole_numbers)
     cr_assert_eq(v, 0);
     cr_assert_eq(s_parse_int("9223372036854775807", 0, INT64_MAX, &v), 0);
     cr_assert_eq(v, INT64_MAX);
-    const char *bad[] = {"", "12x", "1 ", "1.0", "-1", "11", "9223372036854775808", "0x5"};
+    const char *bad[] = {"", "12x", "1 ", "1.0", "-1", "11", "9223372036854775808", "0x5", " 1", "+1", "-", "\t2"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         cr_assert_eq(s_parse_int(bad[i], 0, 10, &v), -1, "`%s`", bad[i]);
     cr_assert_eq(s_parse_int(NULL, 0, 10, &v), -1);

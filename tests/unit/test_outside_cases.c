@@ -14,6 +14,7 @@
  * The peer's data is read from the files, never written here. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,10 @@
 
 typedef struct {
     int cases;
-    int admitted_equal; /* same admission as the peer, greedy and ilp */
-    int dom_fewer;      /* greedy answers with fewer domains than the peer at some level */
-    int dom_equal;      /* greedy answers with the peer's domains at every level */
-    int worse;          /* answers behind the peer (each one also fails the test) */
+    int admitted_equal; /* admitted as the peer (its new pods, or none), greedy and ilp */
+    int dom_fewer;      /* greedy: fewer domains than the peer's placement at some level, more at none */
+    int dom_equal;      /* greedy: the peer's domains at every level */
+    int worse;          /* cases where an answer is behind the peer (each also fails the test) */
 } s_tally_t;
 
 static int64_t s_new_pods(const rf_problem_t *pb, const rf_answer_t *ans)
@@ -44,36 +45,43 @@ static int64_t s_new_pods(const rf_problem_t *pb, const rf_answer_t *ans)
     return n;
 }
 
-/* One answer against the peer; returns 1 when it is behind it. */
-static int s_judge(const rf_problem_t *pb, const rf_answer_t *ans, const rf_doc_t *peer, const char *what, int *fewer)
+/* Does the answer admit as the peer: at least its new pods, none where it
+ * binds none? */
+static bool s_admits_as_peer(const rf_problem_t *pb, const rf_answer_t *ans, const rf_doc_t *peer, const char *what)
 {
     int64_t binds = rf__doc_get(peer, "binds")->u.i;
     int64_t placed = s_new_pods(pb, ans);
     const rf_gang_answer_t *g = &ans->gangs[0];
-    int behind = 0;
-    *fewer = 0;
-    if (binds == 0) {
-        cr_expect_eq(placed, 0, "%s: the peer binds nothing, rackfit places %lld", what, (long long)placed);
-        behind |= placed != 0;
-    } else {
-        cr_expect(g->admitted && placed >= binds, "%s: the peer binds %lld, rackfit %s %lld (%s)", what,
-                  (long long)binds, g->admitted ? "places" : "rejects:", (long long)placed, g->reason ? g->reason : "");
-        behind |= !(g->admitted && placed >= binds);
-    }
     if (!g->admitted)
         cr_expect(g->reason && g->reason[0], "%s: rejected without a reason", what);
-    const rf_doc_t *dom = rf__doc_get(peer, "domains");
-    if (g->admitted && dom && dom->type == RF_DOC_ARRAY) {
-        cr_assert_eq((int32_t)dom->len, pb->n_levels, "%s: peer domains per level", what);
-        for (uint32_t l = 0; l < dom->len; l++) {
-            int64_t want = dom->u.items[l].u.i;
-            cr_expect_leq(g->domains[l], want, "%s: level %s: %d domains, the peer %lld", what, pb->levels[l],
-                          g->domains[l], (long long)want);
-            behind |= g->domains[l] > want;
-            *fewer |= g->domains[l] < want;
-        }
+    if (binds == 0) {
+        cr_expect_eq(placed, 0, "%s: the peer binds nothing, rackfit places %lld", what, (long long)placed);
+        return placed == 0;
     }
-    return behind;
+    cr_expect(g->admitted && placed >= binds, "%s: the peer binds %lld, rackfit %s %lld (%s)", what, (long long)binds,
+              g->admitted ? "places" : "rejects:", (long long)placed, g->reason ? g->reason : "");
+    return g->admitted && placed >= binds;
+}
+
+/* The answer's domains against the peer's placement: -1 fewer (at some level,
+ * more at none), 0 equal, 1 more at some level; 0 when there is nothing to
+ * compare (no full placement from the peer, or the gang not admitted). */
+static int s_domains_vs_peer(const rf_problem_t *pb, const rf_answer_t *ans, const rf_doc_t *peer, const char *what)
+{
+    const rf_doc_t *dom = rf__doc_get(peer, "domains");
+    const rf_gang_answer_t *g = &ans->gangs[0];
+    if (!g->admitted || !dom || dom->type != RF_DOC_ARRAY)
+        return 0;
+    cr_assert_eq((int32_t)dom->len, pb->n_levels, "%s: peer domains per level", what);
+    bool fewer = false, more = false;
+    for (uint32_t l = 0; l < dom->len; l++) {
+        int64_t want = dom->u.items[l].u.i;
+        cr_expect_leq(g->domains[l], want, "%s: level %s: %d domains, the peer %lld", what, pb->levels[l],
+                      g->domains[l], (long long)want);
+        more |= g->domains[l] > want;
+        fewer |= g->domains[l] < want;
+    }
+    return more ? 1 : fewer ? -1 : 0;
 }
 
 static void s_run_table(const char *path, const char *peer_name, s_tally_t *t)
@@ -90,6 +98,11 @@ static void s_run_table(const char *path, const char *peer_name, s_tally_t *t)
     cr_assert_eq(doc->type, RF_DOC_ARRAY);
     cr_assert_gt(doc->len, 0, "%s: no cases", path);
     memset(t, 0, sizeof *t);
+    static const struct {
+        int mode;
+        int64_t limit_ms;
+        const char *name;
+    } runs[] = {{RF_MODE_GREEDY, 1000, "greedy"}, {RF_MODE_ILP, 200, "ilp"}};
     for (uint32_t i = 0; i < doc->len; i++) {
         const rf_doc_t *c = &doc->u.items[i];
         const char *name = rf__doc_get(c, "name")->u.s;
@@ -98,37 +111,32 @@ static void s_run_table(const char *path, const char *peer_name, s_tally_t *t)
         rf_problem_t *pb = NULL;
         cr_assert_eq(rf_problem_from_doc(rf__doc_get(c, "problem"), NULL, &lim, &pb, &err), RF_OK,
                      "%s case %u (%s): %s: %s", peer_name, i, name, err.path, err.message);
-        char what[512];
-        int behind = 0, fewer = 0, same_admission = 1;
-        static const struct {
-            int mode;
-            int64_t limit_ms;
-            const char *name;
-        } runs[] = {{RF_MODE_GREEDY, 1000, "greedy"}, {RF_MODE_ILP, 200, "ilp"}};
+        bool as_peer = true, more = false;
+        int greedy_vs = 0;
         for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+            char what[512];
             snprintf(what, sizeof what, "%s case %u (%s), %s", peer_name, i, name, runs[r].name);
             rf_answer_t *ans = rf_test_solve(pb, runs[r].mode, 1, runs[r].limit_ms);
             rf_test_assert_feasible(pb, ans, what);
-            int f = 0;
-            int b = s_judge(pb, ans, peer, what, &f);
-            behind |= b;
-            same_admission &= !b || ans->gangs[0].admitted == (rf__doc_get(peer, "binds")->u.i > 0);
+            as_peer &= s_admits_as_peer(pb, ans, peer, what);
+            int vs = s_domains_vs_peer(pb, ans, peer, what);
+            more |= vs > 0;
             if (runs[r].mode == RF_MODE_GREEDY)
-                fewer = f;
+                greedy_vs = vs;
             rf_answer_destroy(&ans);
         }
         const rf_doc_t *dom = rf__doc_get(peer, "domains");
         t->cases++;
-        t->admitted_equal += !behind && same_admission;
-        t->worse += behind;
-        if (!behind && dom && dom->type == RF_DOC_ARRAY) {
-            t->dom_fewer += fewer;
-            t->dom_equal += !fewer;
+        t->admitted_equal += as_peer;
+        t->worse += !as_peer || more;
+        if (as_peer && dom && dom->type == RF_DOC_ARRAY) {
+            t->dom_fewer += greedy_vs < 0;
+            t->dom_equal += greedy_vs == 0;
         }
         rf_problem_destroy(&pb);
     }
-    cr_log_info("%s cases: %d; admitted as the peer: %d; with the peer's node placement: %d fewer domains, %d "
-                "equal; worse: %d",
+    cr_log_info("%s cases: %d; admitted as the peer: %d; against the peer's full placements: %d with fewer domains, "
+                "%d equal; worse: %d",
                 peer_name, t->cases, t->admitted_equal, t->dom_fewer, t->dom_equal, t->worse);
     rf__arena_destroy(&arena);
     free(text);

@@ -692,6 +692,7 @@ typedef struct {
     int32_t gang_level;            /* required level of the gang, -1 */
     int32_t forced[RF_MAX_LEVELS]; /* the gang's domain per level, from bound pods */
     bool bound_breaks;
+    bool any_forced;          /* some pod set has a domain forced by bound pods */
     int32_t pinned_unlabeled; /* a required domain is a node without level labels, or -1 */
     char bound_why[160];
 } s_gang_t;
@@ -944,11 +945,19 @@ static bool s_anchor_room(const s_ctx_t *c, const s_gang_t *gv, int32_t d)
                 need += gv->v[q].target;
         if (need > 0 && c->shapes[v->shape].cnt[d] < need)
             return false;
-        if (v->forced[c->tree.level[d]] >= 0 && v->forced[c->tree.level[d]] != d)
-            return false;
     }
-    if (gv->forced[c->tree.level[d]] >= 0 && gv->forced[c->tree.level[d]] != d)
-        return false;
+    /* the anchor and each of its ancestors must be the domain bound pods force
+     * there (the gang's, and every pod set's own down to its required level):
+     * an anchor below a pod set's forced domain in another subtree would let
+     * its new pods leave the domain its bound pods hold */
+    for (int32_t a = d; gv->any_forced && a >= 0; a = c->tree.parent[a]) {
+        int32_t l = c->tree.level[a];
+        if (gv->forced[l] >= 0 && gv->forced[l] != a)
+            return false;
+        for (int32_t p = 0; p < gv->n_ps; p++)
+            if (gv->v[p].forced[l] >= 0 && gv->v[p].forced[l] != a)
+                return false;
+    }
     return true;
 }
 
@@ -1171,6 +1180,7 @@ static bool s_gang_view(s_ctx_t *c, int32_t gi, s_gang_t *gv)
                     return false;
                 }
                 v->forced[l] = d;
+                gv->any_forced = true;
                 if (l <= gv->gang_level)
                     gv->forced[l] = d;
             }

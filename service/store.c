@@ -1000,9 +1000,9 @@ rf_cluster_cache_t *rf__store_cache_take(rf__store_t *st, const rf__snapshot_t *
     s_base_t *b = ((const s_snap_t *)snap)->base;
     rf_cluster_cache_t *cache = NULL;
     pthread_mutex_lock(&st->mu);
-    if (b->n_caches > 0)
-        cache = b->caches[--b->n_caches];
     int32_t max = st->max_caches;
+    if (b->n_caches > 0 && max > 0)
+        cache = b->caches[--b->n_caches];
     rf_cluster_cache_limits_t lim = st->cache_limits;
     pthread_mutex_unlock(&st->mu);
     /* built outside the lock, from the snapshot (the base's descriptions);

@@ -828,13 +828,10 @@ void rf__mp_doc(rf__mp_writer_t *w, const rf_doc_t *doc)
 
 /* ------------------------------------------------------- answers, errors */
 
-void rf__mp_error_reply(rf__mp_writer_t *w, const rf_doc_t *id, rf_status code, const char *message, const char *path)
+/* The "error" key and its map {code, message, path}: what both error
+ * replies say after their id. */
+static void s_error_body(rf__mp_writer_t *w, rf_status code, const char *message, const char *path)
 {
-    rf__mp_map(w, id ? 2 : 1);
-    if (id) {
-        rf__mp_key(w, "id");
-        rf__mp_doc(w, id);
-    }
     rf__mp_key(w, "error");
     rf__mp_map(w, 3);
     rf__mp_key(w, "code");
@@ -845,6 +842,16 @@ void rf__mp_error_reply(rf__mp_writer_t *w, const rf_doc_t *id, rf_status code, 
     s_text(w, path ? path : "");
 }
 
+void rf__mp_error_reply(rf__mp_writer_t *w, const rf_doc_t *id, rf_status code, const char *message, const char *path)
+{
+    rf__mp_map(w, id ? 2 : 1);
+    if (id) {
+        rf__mp_key(w, "id");
+        rf__mp_doc(w, id);
+    }
+    s_error_body(w, code, message, path);
+}
+
 void rf__mp_error_reply_raw(rf__mp_writer_t *w, const void *id, size_t id_len, rf_status code, const char *message,
                             const char *path)
 {
@@ -853,12 +860,5 @@ void rf__mp_error_reply_raw(rf__mp_writer_t *w, const void *id, size_t id_len, r
         rf__mp_key(w, "id");
         rf__mp_raw(w, id, id_len);
     }
-    rf__mp_key(w, "error");
-    rf__mp_map(w, 3);
-    rf__mp_key(w, "code");
-    rf__mp_str(w, rf_status_code(code));
-    rf__mp_key(w, "message");
-    s_text(w, message && message[0] ? message : rf_status_message(code));
-    rf__mp_key(w, "path");
-    s_text(w, path ? path : "");
+    s_error_body(w, code, message, path);
 }

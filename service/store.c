@@ -9,6 +9,9 @@
  *   live commits on node n, always;
  * - `snap` is NULL or the snapshot of the current version; a snapshot holds
  *   one reference to its base, and the store one to its current snapshot;
+ *   `spare` is NULL or a snapshot of `base` that nothing references (refs
+ *   0), kept when its last solve let go so the next acquire refreshes it
+ *   (`used`, version) instead of building one;
  *   a snapshot no solve holds is refreshed in place when only commits
  *   change (its `used` rewritten, its version moved), never one held;
  *   a base or snapshot is freed when its last reference goes;
@@ -85,6 +88,7 @@ typedef struct {
     int32_t n_commits;
     int32_t cap_commits;
     s_snap_t *snap;
+    s_snap_t *spare; /* a snapshot of `base` no solve holds any more (refs 0), reused by the next acquire */
     s_pre_t *pre;
     int32_t n_pre;
 } s_cluster_t;
@@ -289,6 +293,11 @@ static void s_invalidate(s_cluster_t *c)
 {
     s_snap_unref(c->snap);
     c->snap = NULL;
+    if (c->spare && c->spare->base != c->base) {
+        c->spare->refs = 1;
+        s_snap_unref(c->spare);
+        c->spare = NULL;
+    }
 }
 
 /* Only commits changed (the base did not): when no solve holds the current
@@ -466,6 +475,11 @@ static rf_status s_cluster_init(s_cluster_t *c, const char *name, rf_problem_t *
 static void s_cluster_fini(s_cluster_t *c)
 {
     s_invalidate(c);
+    if (c->spare) {
+        c->spare->refs = 1;
+        s_snap_unref(c->spare);
+        c->spare = NULL;
+    }
     for (int32_t k = 0; k < c->n_commits; k++)
         s_commit_free(&c->commits[k]);
     c->n_commits = 0;
@@ -930,6 +944,27 @@ rf_status rf__store_patch(rf__store_t *st, const char *name, int64_t version, co
     return rc;
 }
 
+/* The cluster's spare snapshot becomes its current one: same base, so the
+ * same nodes; only `used` and the version are brought up to date. */
+static void s_reuse_spare(s_cluster_t *c)
+{
+    s_snap_t *s = c->spare;
+    c->spare = NULL;
+    if (s->base != c->base) {
+        s->refs = 1;
+        s_snap_unref(s);
+        return;
+    }
+    const rf_problem_t *b = c->base->p;
+    memcpy(s->used, c->eff_used, (size_t)b->n_nodes * (size_t)b->n_resources * sizeof *s->used);
+    s->pub.version = c->version;
+    s->pub.base_version = c->base_version;
+    s->pub.running = c->base->run;
+    s->pub.n_running = c->base->n_run;
+    s->refs = 1; /* the cluster's */
+    c->snap = s;
+}
+
 rf_status rf__store_acquire(rf__store_t *st, const char *name, int64_t version, double now_ms, rf__snapshot_t **snap,
                             rf_error_t *err)
 {
@@ -937,6 +972,8 @@ rf_status rf__store_acquire(rf__store_t *st, const char *name, int64_t version, 
     *snap = NULL;
     pthread_mutex_lock(&st->mu);
     rf_status rc = s_lookup(st, name, version, now_ms, &c, err);
+    if (rc == RF_OK && !c->snap && c->spare)
+        s_reuse_spare(c);
     if (rc == RF_OK && !c->snap) {
         const rf_problem_t *b = c->base->p;
         size_t R = (size_t)b->n_resources;
@@ -1033,7 +1070,19 @@ void rf__store_unref(rf__store_t *st, rf__snapshot_t **snap)
     if (!snap || !*snap)
         return;
     pthread_mutex_lock(&st->mu);
-    s_snap_unref((s_snap_t *)*snap);
+    s_snap_t *s = (s_snap_t *)*snap;
+    s_cluster_t *keep = NULL;
+    /* The last solve of a snapshot that commits retired: kept as its
+     * cluster's spare (same base), so the next acquire need not build one. */
+    for (int32_t i = 0; s->refs == 1 && i < st->n_clusters && !keep; i++)
+        if (st->clusters[i].base == s->base && st->clusters[i].snap != s && !st->clusters[i].spare)
+            keep = &st->clusters[i];
+    if (keep) {
+        s->refs = 0;
+        keep->spare = s;
+    } else {
+        s_snap_unref(s);
+    }
     pthread_mutex_unlock(&st->mu);
     *snap = NULL;
 }

@@ -119,7 +119,8 @@ static bool s_same_str(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-bool rf_cluster_cache_matches(const rf_cluster_cache_t *c, const rf_problem_t *p)
+/* Levels and resources: the same names in the same order. */
+static bool s_same_model(const rf_cluster_cache_t *c, const rf_problem_t *p)
 {
     if (!c || !p || p->n_nodes != c->N || p->n_resources != c->R || p->n_levels != c->L)
         return false;
@@ -129,14 +130,24 @@ bool rf_cluster_cache_matches(const rf_cluster_cache_t *c, const rf_problem_t *p
     for (int32_t r = 0; r < c->R; r++)
         if (!s_same_str(p->resources[r], c->resources[r]))
             return false;
-    /* the very descriptions it borrowed: only `used` may differ */
-    for (int32_t n = 0; n < c->N; n++) {
-        const rf_node_t *a = &p->nodes[n], *b = &c->nodes[n];
-        if (a->name != b->name || a->labels != b->labels || a->n_labels != b->n_labels ||
-            a->allocatable != b->allocatable || a->taints != b->taints || a->n_taints != b->n_taints ||
-            a->unschedulable != b->unschedulable)
+    return true;
+}
+
+/* The very description the cache borrowed for node n: only `used` may differ. */
+static bool s_same_node(const rf_node_t *a, const rf_node_t *b)
+{
+    return a->name == b->name && a->labels == b->labels && a->n_labels == b->n_labels &&
+           a->allocatable == b->allocatable && a->taints == b->taints && a->n_taints == b->n_taints &&
+           a->unschedulable == b->unschedulable;
+}
+
+bool rf_cluster_cache_matches(const rf_cluster_cache_t *c, const rf_problem_t *p)
+{
+    if (!s_same_model(c, p))
+        return false;
+    for (int32_t n = 0; n < c->N; n++)
+        if (!s_same_node(&p->nodes[n], &c->nodes[n]))
             return false;
-    }
     return true;
 }
 
@@ -144,17 +155,23 @@ rf_status rf_cluster_cache_sync(rf_cluster_cache_t *c, const rf_problem_t *p, in
 {
     if (changed)
         *changed = 0;
-    if (!rf_cluster_cache_matches(c, p))
+    if (!s_same_model(c, p))
         return rf_error_set(err, RF_EINVAL, "", "the cluster cache was built for another cluster");
     c->tick++;
-    c->stats.syncs++;
-    const size_t R = (size_t)c->R;
-    int32_t n_changed = 0;
-    for (int32_t n = 0; n < c->N; n++) {
-        int64_t *u = c->used + (size_t)n * R;
-        if (memcmp(u, p->nodes[n].used, R * sizeof *u) == 0)
+    const int32_t R = c->R;
+    int32_t n_changed = 0, n = 0;
+    /* one pass: each node's description checked, its `used` compared and,
+     * when it differs, taken; a node that does not match stops the pass
+     * (what was taken before it is consistent: a cache of those `used`) */
+    for (; n < c->N && s_same_node(&p->nodes[n], &c->nodes[n]); n++) {
+        int64_t *u = c->used + (size_t)n * (size_t)R;
+        const int64_t *pu = p->nodes[n].used;
+        int32_t r = 0;
+        while (r < R && u[r] == pu[r])
+            r++;
+        if (r == R)
             continue;
-        memcpy(u, p->nodes[n].used, R * sizeof *u);
+        memcpy(u, pu, (size_t)R * sizeof *u);
         s_node_free(c, n);
         for (int32_t s = 0; s < c->n_shapes; s++)
             if (c->shapes[s].cls >= 0)
@@ -168,6 +185,9 @@ rf_status rf_cluster_cache_sync(rf_cluster_cache_t *c, const rf_problem_t *p, in
     c->stats.nodes_synced += n_changed;
     if (changed)
         *changed = n_changed;
+    if (n < c->N)
+        return rf_error_set(err, RF_EINVAL, "", "the cluster cache was built for another cluster");
+    c->stats.syncs++;
     return RF_OK;
 }
 

@@ -65,8 +65,9 @@ void rf_cluster_cache_destroy(rf_cluster_cache_t **cache);
 bool rf_cluster_cache_matches(const rf_cluster_cache_t *cache, const rf_problem_t *problem);
 
 /* Bring the cache to `problem`'s `used`, in place (above). RF_EINVAL when
- * it does not match; *changed (may be NULL) the nodes updated. A solve that
- * adopts the cache calls it itself. */
+ * it does not match (the cache stays usable: it may have taken the `used` of
+ * the nodes before the first that differs); *changed (may be NULL) the nodes
+ * updated. A solve that adopts the cache calls it itself. */
 rf_status rf_cluster_cache_sync(rf_cluster_cache_t *cache, const rf_problem_t *problem, int32_t *changed,
                                 rf_error_t *err);
 

@@ -28,6 +28,9 @@
  * under it (`cnt`), the most that fit on one node (`maxfit`), and sits in a
  * bucket by `cnt` per level, so "the smallest domain that holds k" is a
  * bucket scan. Placing pods updates one node and its ancestors per shape.
+ * The roll-ups are solver/capacity.c's; a shape (and the free capacity) the
+ * solve's cluster cache keeps is copied from it rather than built, which
+ * gives the same tables (solver/cluster_cache.h says why).
  *
  * Invariants: cnt[d] == sum of fit over the nodes under d; maxfit[d] == max of
  * fit over them; a domain with cnt > 0 is in exactly one bucket of its level.

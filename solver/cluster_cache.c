@@ -12,7 +12,7 @@
 void rf_cluster_cache_limits_default(rf_cluster_cache_limits_t *limits)
 {
     limits->max_classes = 64;
-    limits->max_shapes = 32;
+    limits->max_shapes = 16;
 }
 
 /* The cache's nodes as a problem, for the eligibility rules (they read

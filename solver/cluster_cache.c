@@ -133,12 +133,26 @@ static bool s_same_model(const rf_cluster_cache_t *c, const rf_problem_t *p)
     return true;
 }
 
-/* The very description the cache borrowed for node n: only `used` may differ. */
-static bool s_same_node(const rf_node_t *a, const rf_node_t *b)
+/* Node a describes what the cache's node b does: the same name, labels,
+ * taints, cordon and allocatable (only `used` may differ). The very arrays
+ * the cache borrowed settle it at once; copies (a batch with bound pods or
+ * running gangs reads the cluster's nodes into its own arrays) are compared
+ * by content. */
+static bool s_same_node(const rf_node_t *a, const rf_node_t *b, int32_t R)
 {
-    return a->name == b->name && a->labels == b->labels && a->n_labels == b->n_labels &&
-           a->allocatable == b->allocatable && a->taints == b->taints && a->n_taints == b->n_taints &&
-           a->unschedulable == b->unschedulable;
+    if (!s_same_str(a->name, b->name) || a->n_labels != b->n_labels || a->n_taints != b->n_taints ||
+        a->unschedulable != b->unschedulable)
+        return false;
+    if (a->labels != b->labels)
+        for (int32_t i = 0; i < a->n_labels; i++)
+            if (!s_same_str(a->labels[i].key, b->labels[i].key) || !s_same_str(a->labels[i].value, b->labels[i].value))
+                return false;
+    if (a->taints != b->taints)
+        for (int32_t i = 0; i < a->n_taints; i++)
+            if (!s_same_str(a->taints[i].key, b->taints[i].key) ||
+                !s_same_str(a->taints[i].value, b->taints[i].value) || a->taints[i].effect != b->taints[i].effect)
+                return false;
+    return a->allocatable == b->allocatable || memcmp(a->allocatable, b->allocatable, (size_t)R * sizeof(int64_t)) == 0;
 }
 
 bool rf_cluster_cache_matches(const rf_cluster_cache_t *c, const rf_problem_t *p)
@@ -146,7 +160,7 @@ bool rf_cluster_cache_matches(const rf_cluster_cache_t *c, const rf_problem_t *p
     if (!s_same_model(c, p))
         return false;
     for (int32_t n = 0; n < c->N; n++)
-        if (!s_same_node(&p->nodes[n], &c->nodes[n]))
+        if (!s_same_node(&p->nodes[n], &c->nodes[n], c->R))
             return false;
     return true;
 }
@@ -163,7 +177,7 @@ rf_status rf_cluster_cache_sync(rf_cluster_cache_t *c, const rf_problem_t *p, in
     /* one pass: each node's description checked, its `used` compared and,
      * when it differs, taken; a node that does not match stops the pass
      * (what was taken before it is consistent: a cache of those `used`) */
-    for (; n < c->N && s_same_node(&p->nodes[n], &c->nodes[n]); n++) {
+    for (; n < c->N && s_same_node(&p->nodes[n], &c->nodes[n], R); n++) {
         int64_t *u = c->used + (size_t)n * (size_t)R;
         const int64_t *pu = p->nodes[n].used;
         int32_t r = 0;

@@ -15,9 +15,11 @@
  *   from (names, labels, taints, allocatable, the levels and the resource
  *   names): they must outlive it unchanged. It matches a problem
  *   (rf_cluster_cache_matches) that has the same levels, the same resources
- *   in the same order and the same nodes with those very descriptions: a
- *   batch read against the stored cluster (rf_problem_from_doc_on), or any
- *   copy of its node array whose `used` arrays differ;
+ *   in the same order and the same nodes, described alike (names, labels,
+ *   taints, cordons, allocatable; `used` may differ): a batch read against
+ *   the stored cluster (rf_problem_from_doc_on), which lends the cluster's
+ *   very node arrays (checked at once) or, with bound pods or running gangs,
+ *   copies them (compared by content);
  * - after rf_cluster_cache_sync(cache, p), everything it holds is what a
  *   fresh solve of p would build: an answer with the cache is identical to
  *   one without it (tests/unit/test_cluster_cache.c checks it);

@@ -11,7 +11,8 @@
  * accept both. Random problems (tests/support/randprob: taints, selectors,
  * slices, bound pods, running gangs) cover the features; a generated
  * 800-host cluster covers the bucketed levels (more than 512 domains).
- * Then: matching, in-place sync (only the nodes that changed), and the
+ * Then: matching (the cache's own node arrays, or copies compared by
+ * content), in-place sync (only the nodes that changed), and the
  * limits (a full cache drops or declines shapes and classes, and answers
  * stay the same). */
 #include <criterion/criterion.h>
@@ -322,14 +323,18 @@ Test(cluster_cache, sync_touches_only_changed_nodes_and_keeps_what_it_built)
 
 Test(cluster_cache, another_cluster_does_not_match_and_is_solved_without_it)
 {
-    char *j1 = s_big_json(5, 3), *j2 = s_big_json(5, 3);
-    rf_problem_t *p1 = rf_test_parse(j1), *p2 = rf_test_parse(j2);
+    char *j1 = s_big_json(5, 3), *j2 = s_big_json(6, 3);
+    rf_problem_t *p1 = rf_test_parse(j1), *p2 = rf_test_parse(j2), *copy = rf_test_parse(j1);
     rf_cluster_cache_t *cache = NULL;
     rf_error_t err;
     cr_assert_eq(rf_cluster_cache_new(p1, NULL, &cache, &err), RF_OK);
     cr_assert(rf_cluster_cache_matches(cache, p1));
-    /* the same text read again: equal nodes, but not the descriptions the
-     * cache borrowed */
+    /* the same text read again: other arrays, the same descriptions */
+    cr_assert(rf_cluster_cache_matches(cache, copy));
+    /* another draw differs in `used` alone, which matches; a node with
+     * another allocatable does not */
+    cr_assert(rf_cluster_cache_matches(cache, p2));
+    p2->nodes[3].allocatable[p2->n_resources - 1] += 1000;
     cr_assert_not(rf_cluster_cache_matches(cache, p2));
     cr_assert_eq(rf_cluster_cache_sync(cache, p2, NULL, &err), RF_EINVAL);
     rf_cluster_cache_info_t before, after;
@@ -343,6 +348,25 @@ Test(cluster_cache, another_cluster_does_not_match_and_is_solved_without_it)
     free(jb);
     rf_answer_destroy(&a);
     rf_answer_destroy(&b);
+    /* the copy is solved with the cache, as without it */
+    a = s_solve(copy, cache);
+    b = s_solve(copy, NULL);
+    rf_cluster_cache_info(cache, &after);
+    cr_assert_eq(after.syncs, before.syncs + 1);
+    ja = s_json(a);
+    jb = s_json(b);
+    cr_assert_str_eq(ja, jb);
+    free(ja);
+    free(jb);
+    rf_answer_destroy(&a);
+    rf_answer_destroy(&b);
+    /* one label changed in a copy: no longer the same cluster */
+    cr_assert_gt(copy->nodes[7].n_labels, 0);
+    rf_label_t *l = &copy->nodes[7].labels[0];
+    const char *was = l->value;
+    l->value = "elsewhere";
+    cr_assert_not(rf_cluster_cache_matches(cache, copy));
+    l->value = was;
     rf_cluster_cache_t *none = NULL;
     rf_cluster_cache_limits_t bad = {.max_classes = 0, .max_shapes = 4};
     cr_assert_eq(rf_cluster_cache_new(p1, &bad, &none, &err), RF_EINVAL);
@@ -351,6 +375,7 @@ Test(cluster_cache, another_cluster_does_not_match_and_is_solved_without_it)
     rf_cluster_cache_destroy(&cache); /* NULL-safe */
     rf_problem_destroy(&p1);
     rf_problem_destroy(&p2);
+    rf_problem_destroy(&copy);
     free(j1);
     free(j2);
     rf_test_no_leaks();

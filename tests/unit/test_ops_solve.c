@@ -203,14 +203,18 @@ static char *s_fabric_json(void)
     return s;
 }
 
-Test(ops_solve, solver_caches_answer_as_without_them)
+/* 120 random commits and releases on the fabric stored with `running`
+ * (a JSON array of running gangs, or ""), on two servers, caches on and
+ * off: the same replies. */
+static void s_same_with_and_without_caches(const char *running)
 {
     fixture_t on, off;
     s_open(&on);
     s_open_with(&off, 0);
     char *cluster = s_fabric_json();
     char json[1 << 16];
-    snprintf(json, sizeof json, "{\"op\":\"cluster.put\",\"name\":\"c\",\"cluster\":%s}", cluster);
+    snprintf(json, sizeof json, "{\"op\":\"cluster.put\",\"name\":\"c\",\"cluster\":%s%s%s}", cluster,
+             running[0] ? ",\"running\":" : "", running);
     s_ok(s_call(&on, json));
     s_ok(s_call(&off, json));
     free(cluster);
@@ -226,7 +230,8 @@ Test(ops_solve, solver_caches_answer_as_without_them)
         } else {
             snprintf(json, sizeof json,
                      "{\"cluster_name\":\"c\",\"commit\":true,\"options\":{\"mode\":\"greedy\"},\"gangs\":[{\"name\":"
-                     "\"g%d\"%s,\"pod_sets\":[{\"name\":\"w\",\"count\":%d,\"requests\":{\"nvidia.com/gpu\":%d}%s}]}]}",
+                     "\"g%d\",\"priority\":1%s,\"pod_sets\":[{\"name\":\"w\",\"count\":%d,\"requests\":{\"nvidia.com/"
+                     "gpu\":%d}%s}]}]}",
                      i, req[(x >> 16) % 3], 1 + (int)((x >> 20) % 12), 1 << ((x >> 24) % 4),
                      (x >> 28) % 3 == 0 ? ",\"node_selector\":{\"gpu\":\"A100\"}" : "");
             live[n_live++] = i;
@@ -245,5 +250,16 @@ Test(ops_solve, solver_caches_answer_as_without_them)
     cr_assert_gt(rejected, 0, "and fills the cluster at times (%d rejected)", rejected);
     s_close(&on);
     s_close(&off);
+}
+
+Test(ops_solve, solver_caches_answer_as_without_them)
+{
+    s_same_with_and_without_caches("");
+    /* stored running gangs: each batch reads the nodes into its own arrays,
+     * which the cache matches by content; priority 1 may preempt them */
+    s_same_with_and_without_caches(
+        "[{\"name\":\"r1\",\"pod_sets\":[{\"name\":\"w\",\"requests\":{\"nvidia.com/gpu\":2},\"placements\":[{"
+        "\"node\":\"h1\",\"count\":1}]}]},{\"name\":\"r2\",\"pod_sets\":[{\"name\":\"w\",\"requests\":{"
+        "\"nvidia.com/gpu\":2},\"placements\":[{\"node\":\"h2\",\"count\":2}]}]}]");
     rf_test_no_leaks();
 }

@@ -144,7 +144,12 @@ Test(context, a_matching_cluster_cache_is_adopted_and_another_is_not)
     cr_assert_not_null(ctx.cshape[1]);
     rf__ctx_fini(&ctx);
     cr_assert_not_null(cache->classes[0].ok, "fini leaves the cache's masks alone");
-    /* the same text read again is another cluster: the cache is not adopted */
+    /* the same text read again describes the same nodes: adopted; with a
+     * node cordoned it is another cluster: not adopted */
+    cr_assert_eq(rf__ctx_init(&ctx, other, &o, &err), RF_OK);
+    cr_assert_eq(ctx.cache, cache);
+    rf__ctx_fini(&ctx);
+    other->nodes[0].unschedulable = true;
     cr_assert_eq(rf__ctx_init(&ctx, other, &o, &err), RF_OK);
     cr_assert_null(ctx.cache);
     cr_assert_null(ctx.cshape);

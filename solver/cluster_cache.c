@@ -133,26 +133,34 @@ static bool s_same_model(const rf_cluster_cache_t *c, const rf_problem_t *p)
     return true;
 }
 
-/* Node a describes what the cache's node b does: the same name, labels,
- * taints, cordon and allocatable (only `used` may differ). The very arrays
- * the cache borrowed settle it at once; copies (a batch with bound pods or
- * running gangs reads the cluster's nodes into its own arrays) are compared
- * by content. */
-static bool s_same_node(const rf_node_t *a, const rf_node_t *b, int32_t R)
+/* Node a, a copy of the cache's node b (a batch with bound pods or running
+ * gangs reads the cluster's nodes into its own arrays), describes it alike:
+ * the same name, labels, taints, cordon and allocatable. */
+static bool s_same_content(const rf_node_t *a, const rf_node_t *b, int32_t R)
 {
     if (!s_same_str(a->name, b->name) || a->n_labels != b->n_labels || a->n_taints != b->n_taints ||
         a->unschedulable != b->unschedulable)
         return false;
-    if (a->labels != b->labels)
-        for (int32_t i = 0; i < a->n_labels; i++)
-            if (!s_same_str(a->labels[i].key, b->labels[i].key) || !s_same_str(a->labels[i].value, b->labels[i].value))
-                return false;
-    if (a->taints != b->taints)
-        for (int32_t i = 0; i < a->n_taints; i++)
-            if (!s_same_str(a->taints[i].key, b->taints[i].key) ||
-                !s_same_str(a->taints[i].value, b->taints[i].value) || a->taints[i].effect != b->taints[i].effect)
-                return false;
+    for (int32_t i = 0; a->labels != b->labels && i < a->n_labels; i++)
+        if (!s_same_str(a->labels[i].key, b->labels[i].key) || !s_same_str(a->labels[i].value, b->labels[i].value))
+            return false;
+    for (int32_t i = 0; a->taints != b->taints && i < a->n_taints; i++)
+        if (!s_same_str(a->taints[i].key, b->taints[i].key) || !s_same_str(a->taints[i].value, b->taints[i].value) ||
+            a->taints[i].effect != b->taints[i].effect)
+            return false;
     return a->allocatable == b->allocatable || memcmp(a->allocatable, b->allocatable, (size_t)R * sizeof(int64_t)) == 0;
+}
+
+/* Node a describes what the cache's node b does (only `used` may differ):
+ * the very arrays the cache borrowed settle it at once, copies are compared
+ * by content. */
+static inline bool s_same_node(const rf_node_t *a, const rf_node_t *b, int32_t R)
+{
+    if (a->name == b->name && a->labels == b->labels && a->n_labels == b->n_labels &&
+        a->allocatable == b->allocatable && a->taints == b->taints && a->n_taints == b->n_taints &&
+        a->unschedulable == b->unschedulable)
+        return true;
+    return s_same_content(a, b, R);
 }
 
 bool rf_cluster_cache_matches(const rf_cluster_cache_t *c, const rf_problem_t *p)

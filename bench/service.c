@@ -2,12 +2,15 @@
  * (bench/RESULTS.md, "rackfitd").
  *
  *   rackfit-bench service [--endpoint E] [--clients N] [--seconds S]
- *                         [--rate R] [--full N] [--runs N]
+ *                         [--rate R] [--full N] [--runs N] [--inproc N]
  *
  * Without --endpoint it starts <bin>/rackfitd on a free loopback port
  * (plain mode) and stops it after. Measures, in this order:
  * 1. decode: a 16,384-node problem from MessagePack into the solver's model
  *    in this process (pre-scan, unpack, document, schema reader, validate);
+ * 1b. in process: --inproc N (default 3,000) one-gang solves with commit
+ *    and their releases through rf__ops_handle, no socket (0: skipped);
+ *    --runs 0 stops here (no rackfitd is started);
  * 2. closed loop, --runs times: the same N clients (REQ, one thread each)
  *    first ping for S seconds, then each sends a one-gang greedy solve that
  *    commits against a stored 1,024-node cluster, then its release (so the
@@ -36,6 +39,7 @@
 #include "doc.h"
 #include "gen.h"
 #include "json.h"
+#include "ops.h"
 #include "rackfit/client.h"
 #include "rackfit/rackfit.h"
 
@@ -47,7 +51,8 @@ typedef struct {
     double seconds;
     double rate;
     int full;
-    int runs; /* closed-loop ping and solve phases, each run both */
+    int runs;   /* closed-loop ping and solve phases, each run both */
+    int inproc; /* in-process solves (phase 1b) */
 } s_opts_t;
 
 typedef struct {
@@ -512,24 +517,79 @@ static void s_decode_phase(const void *full_msg, size_t full_len)
     rf_limits_default(&lim);
     rf__mp_limits_t mpl;
     rf__mp_limits_from(&mpl, &lim);
-    s_lat_t dec = {0};
+    s_lat_t dec = {0}, codec = {0}, reader = {0};
     for (int r = 0; r < 7; r++) {
         double t0 = rf_now_ms();
         rf__arena_t *a = rf__arena_new(0);
         rf_doc_t *doc = NULL;
         rf_problem_t *p = NULL;
-        if (rf__mp_decode(full_msg, full_len, &mpl, a, &doc, &err) != RF_OK ||
-            rf_problem_from_doc(doc, NULL, &lim, &p, &err) != RF_OK)
+        if (rf__mp_decode(full_msg, full_len, &mpl, a, &doc, &err) != RF_OK)
             s_die("decode", &err);
+        double t1 = rf_now_ms();
+        if (rf_problem_from_doc(doc, NULL, &lim, &p, &err) != RF_OK)
+            s_die("decode", &err);
+        double t2 = rf_now_ms();
         rf_problem_destroy(&p);
         rf__arena_destroy(&a);
         s_lat_add(&dec, rf_now_ms() - t0);
+        s_lat_add(&codec, t1 - t0);
+        s_lat_add(&reader, t2 - t1);
     }
     printf("decode: 16,384 nodes x 1,000 gangs, %zu bytes of MessagePack -> model: median %.2f ms (min %.2f) "
-           "over %zu runs\n",
-           full_len, s_pct(&dec, 0.5), s_pct(&dec, 0.0), dec.n);
-
+           "over %zu runs (codec: pre-scan and document, median %.2f ms; schema reader and validate, median %.2f "
+           "ms)\n",
+           full_len, s_pct(&dec, 0.5), s_pct(&dec, 0.0), dec.n, s_pct(&codec, 0.5), s_pct(&reader, 0.5));
     free(dec.v);
+    free(codec.v);
+    free(reader.v);
+}
+
+/* 1b. In this process, no socket: `n` one-gang greedy solves with commit,
+ * each then released, through rf__ops_handle against the stored cluster
+ * `put` (a cluster.put message); the cost of one solve+commit and of one
+ * release, in microseconds (the request path without ZeroMQ). */
+static void s_inproc_phase(const void *put, size_t put_len, int n)
+{
+    if (n <= 0)
+        return;
+    rf__ops_config_t cfg;
+    rf__ops_config_default(&cfg);
+    rf__ops_t *ops = rf__ops_new(&cfg);
+    rf__mp_writer_t *req = rf__mp_writer_new(), *rep = rf__mp_writer_new();
+    if (!ops || !req || !rep)
+        s_die("in-process: out of memory", NULL);
+    size_t rn = 0;
+    rf__ops_handle(ops, put, put_len, false, rf_now_ms(), rep);
+    const void *reply = rf__mp_writer_data(rep, &rn);
+    s_expect_ok(reply, rn, "in-process cluster.put");
+    s_lat_t sl = {0}, rl = {0};
+    for (int i = 0; i < n; i++) {
+        size_t len = 0;
+        s_solve_msg(req, i + 1);
+        const void *msg = rf__mp_writer_data(req, &len);
+        double t0 = rf_now_ms();
+        rf__ops_handle(ops, msg, len, false, t0, rep);
+        double t1 = rf_now_ms();
+        reply = rf__mp_writer_data(rep, &rn);
+        s_expect_ok(reply, rn, "in-process solve");
+        s_release_msg(req, i + 1);
+        msg = rf__mp_writer_data(req, &len);
+        double t2 = rf_now_ms();
+        rf__ops_handle(ops, msg, len, false, t2, rep);
+        double t3 = rf_now_ms();
+        reply = rf__mp_writer_data(rep, &rn);
+        s_expect_ok(reply, rn, "in-process release");
+        s_lat_add(&sl, (t1 - t0) * 1000);
+        s_lat_add(&rl, (t3 - t2) * 1000);
+    }
+    printf("in process (rf__ops_handle, no socket), stored 1,024 nodes, %d one-gang greedy solves with commit, each "
+           "released: solve+commit p50 %.1f us (min %.1f, p99 %.1f); release p50 %.1f us\n",
+           n, s_pct(&sl, 0.5), s_pct(&sl, 0.0), s_pct(&sl, 0.99), s_pct(&rl, 0.5));
+    free(sl.v);
+    free(rl.v);
+    rf__mp_writer_destroy(&req);
+    rf__mp_writer_destroy(&rep);
+    rf__ops_destroy(&ops);
 }
 
 /* 3. One pipelined client sends solves on a clock at `want` per second and
@@ -625,7 +685,7 @@ static void s_full_phase(rf_client_t *c, const void *full_msg, size_t full_len, 
 
 int bench_service_main(int argc, char **argv)
 {
-    s_opts_t o = {.endpoint = NULL, .clients = 4, .seconds = 5, .rate = 0, .full = 10, .runs = 3};
+    s_opts_t o = {.endpoint = NULL, .clients = 4, .seconds = 5, .rate = 0, .full = 10, .runs = 3, .inproc = 3000};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -644,15 +704,17 @@ int bench_service_main(int argc, char **argv)
             o.full = atoi(v);
         else if (strcmp(a, "--runs") == 0)
             o.runs = atoi(v);
+        else if (strcmp(a, "--inproc") == 0)
+            o.inproc = atoi(v);
         else {
             fprintf(stderr, "usage: rackfit-bench service [--endpoint E] [--clients N] [--seconds S] [--rate R] "
-                            "[--full N] [--runs N]\n");
+                            "[--full N] [--runs N] [--inproc N]\n");
             return 2;
         }
         i++;
     }
-    if (o.clients < 1 || o.seconds <= 0 || o.runs < 1) {
-        fprintf(stderr, "rackfit-bench service: --clients and --seconds must be positive\n");
+    if (o.clients < 1 || o.seconds <= 0 || o.runs < 0) {
+        fprintf(stderr, "rackfit-bench service: --clients and --seconds must be positive, --runs not negative\n");
         return 2;
     }
     /* as rackfitd does (malloc_keep_bytes, service/config.c): the decode
@@ -662,7 +724,7 @@ int bench_service_main(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     char spawned_ep[64];
     pid_t child = 0;
-    if (!o.endpoint) {
+    if (!o.endpoint && o.runs > 0) {
         child = s_spawn(argv[0], spawned_ep, sizeof spawned_ep);
         s_child = child;
         o.endpoint = spawned_ep;
@@ -699,6 +761,17 @@ int bench_service_main(int argc, char **argv)
     rf__mp_str(w, "bench");
     rf__mp_key(w, "cluster");
     rf__mp_doc(w, cl);
+    size_t put_len = 0;
+    const void *put_msg = rf__mp_writer_data(w, &put_len);
+    s_inproc_phase(put_msg, put_len, o.inproc);
+    if (o.runs == 0) { /* the in-process phases only */
+        free(full_msg);
+        rf__mp_writer_destroy(&w);
+        bench_buf_fini(&json16k);
+        bench_buf_fini(&json1k);
+        rf__arena_destroy(&arena);
+        return 0;
+    }
     rf_client_t *c = NULL;
     for (int tries = 0; tries < 50 && !c; tries++) {
         c = rf_client_new(o.endpoint, NULL, &err);

@@ -117,6 +117,8 @@ void rf__ops_config_default(rf__ops_config_t *cfg)
     cfg->max_commit_ttl_ms = 600000;
     cfg->max_clusters = 64;
     cfg->max_commits = 100000;
+    cfg->cluster_caches = RF__STORE_CACHES;
+    rf_cluster_cache_limits_default(&cfg->cache_limits);
     cfg->solver_threads = 0;
 }
 
@@ -144,6 +146,8 @@ rf__ops_t *rf__ops_new(const rf__ops_config_t *cfg)
         o->cfg.solver_threads = o->cores;
     o->started_ms = rf_now_ms();
     o->store = rf__store_new(cfg->max_clusters, cfg->max_commits);
+    if (o->store)
+        rf__store_set_caches(o->store, cfg->cluster_caches, &cfg->cache_limits);
     bool budget = o->store && rf__budget_init(&o->budget, o->cfg.solver_threads) == 0;
     bool stats = budget && rf__stats_init(&o->stats) == 0;
     if (!stats || rf__metrics_on_collect(o->stats.m, s_collect, o) != 0) {

@@ -14,6 +14,7 @@
 
 #include "codec.h"
 #include "metrics.h"
+#include "rackfit/cluster_cache.h"
 #include "rackfit/problem.h"
 #include "stats.h"
 
@@ -28,7 +29,9 @@ typedef struct {
     int64_t max_commit_ttl_ms; /* the longest a request may ask for */
     int32_t max_clusters;
     int32_t max_commits;    /* per cluster */
-    int32_t solver_threads; /* the server-wide budget; 0: the usable cores */
+    int32_t cluster_caches; /* solver caches kept per stored cluster (rackfit/cluster_cache.h); 0: none */
+    rf_cluster_cache_limits_t cache_limits; /* each cache's classes and shapes */
+    int32_t solver_threads;                 /* the server-wide budget; 0: the usable cores */
 } rf__ops_config_t;
 
 void rf__ops_config_default(rf__ops_config_t *cfg);

@@ -2,7 +2,8 @@
  * stored cluster, with commits and their retries (docs/protocol.md).
  *
  * Invariants: a solve holds its snapshot (refcounted) while it reads it,
- * and its solver threads (service/budget.h) only while rf_solve runs; a
+ * a solver cache of the snapshot's cluster (service/store.h) only while
+ * rf_solve runs, and its solver threads (service/budget.h) only while rf_solve runs; a
  * pinned cluster_version never commits an answer computed on another
  * version; the problem and answer are freed on every path. */
 #include <stdio.h>
@@ -27,6 +28,7 @@ typedef struct {
     bool commit;
     int64_t ttl;
     rf__snapshot_t *snap;
+    rf_cluster_cache_t *cache; /* taken from the store with snap, while solving */
     rf_problem_t *problem;
     rf_answer_t *answer;
     int64_t new_version;
@@ -36,6 +38,8 @@ static void s_release(rf__req_t *q, s_solve_t *s)
 {
     rf_answer_destroy(&s->answer);
     rf_problem_destroy(&s->problem);
+    if (s->snap)
+        rf__store_cache_give(q->ops->store, s->snap, &s->cache);
     rf__store_unref(q->ops->store, &s->snap);
 }
 
@@ -128,9 +132,13 @@ static rf_status s_solve_once(rf__req_t *q, s_solve_t *s)
     opts.start_ms = q->received_ms;
     bool solver_lane = q->cls == RF__CLASS_SOLVER;
     opts.threads = rf__budget_take(&o->budget, s_want_threads(o, p), solver_lane);
+    if (s->snap)
+        opts.cache = s->cache = rf__store_cache_take(o->store, s->snap);
     double t0 = rf_now_ms();
     rf_status rc = rf_solve(p, &opts, &s->answer, &q->err);
     double t1 = rf_now_ms();
+    if (s->snap)
+        rf__store_cache_give(o->store, s->snap, &s->cache);
     rf__budget_give(&o->budget, opts.threads, solver_lane);
     RF_CALL(rc);
     rf__stats_solve(&o->stats, p, s->answer, (t1 - t0) / 1000.0);

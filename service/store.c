@@ -9,6 +9,9 @@
  *   live commits on node n, always;
  * - `snap` is NULL or the snapshot of the current version; a snapshot holds
  *   one reference to its base, and the store one to its current snapshot;
+ *   `spare` is NULL or a snapshot of `base` that nothing references (refs
+ *   0), kept when its last solve let go so the next acquire refreshes it
+ *   (`used`, version) instead of building one;
  *   a snapshot no solve holds is refreshed in place when only commits
  *   change (its `used` rewritten, its version moved), never one held;
  *   a base or snapshot is freed when its last reference goes;
@@ -19,10 +22,16 @@
  *   against its nodes (`runp` is that reading: their placements and
  *   requests); they change only with a new base (put, patch);
  * - a `pre` entry names a gang with live commits whose solve preempted the
- *   stored running gang `victim` (dropped when the gang has none left). */
+ *   stored running gang `victim` (dropped when the gang has none left);
+ * - a base's solver caches (include/rackfit/cluster_cache.h) were built from
+ *   one of its snapshots, so they borrow the base's node descriptions and
+ *   match every snapshot of it; `caches` holds those no solve holds, at
+ *   most max_caches; a held one is its solve's alone and comes back (or is
+ *   destroyed when the pool is full) before the solve drops its snapshot,
+ *   so a cache never outlives its base. */
 #include "store.h"
-#include "tree.h"
 
+#include "rackfit/cluster_cache.h"
 #include "rackfit/quantity.h"
 #include "rackfit/solve.h"
 
@@ -37,8 +46,8 @@
 typedef struct {
     int refs;
     rf_problem_t *p;
-    rf__tree_t tree; /* its topology tree, built at its first snapshot and lent to every solve */
-    bool tree_built;
+    rf_cluster_cache_t **caches; /* [max_caches] solver caches no solve holds */
+    int32_t n_caches;
     rf__arena_t *run_arena; /* the stored running gangs' documents */
     rf_doc_t *run;
     int32_t n_run;
@@ -79,6 +88,7 @@ typedef struct {
     int32_t n_commits;
     int32_t cap_commits;
     s_snap_t *snap;
+    s_snap_t *spare; /* a snapshot of `base` no solve holds any more (refs 0), reused by the next acquire */
     s_pre_t *pre;
     int32_t n_pre;
 } s_cluster_t;
@@ -89,6 +99,8 @@ struct rf__store {
     int32_t n_clusters;
     int32_t max_clusters;
     int32_t max_commits;
+    int32_t max_caches; /* solver caches kept per cluster; 0: none */
+    rf_cluster_cache_limits_t cache_limits;
     int64_t expired; /* commit entries expired, all clusters, ever */
 };
 
@@ -97,8 +109,9 @@ struct rf__store {
 static void s_base_unref(s_base_t *b)
 {
     if (b && --b->refs == 0) {
-        if (b->tree_built)
-            rf__tree_fini(&b->tree);
+        for (int32_t i = 0; i < b->n_caches; i++)
+            rf_cluster_cache_destroy(&b->caches[i]);
+        free(b->caches);
         rf_problem_destroy(&b->runp);
         rf__arena_destroy(&b->run_arena);
         rf_problem_destroy(&b->p);
@@ -280,6 +293,11 @@ static void s_invalidate(s_cluster_t *c)
 {
     s_snap_unref(c->snap);
     c->snap = NULL;
+    if (c->spare && c->spare->base != c->base) {
+        c->spare->refs = 1;
+        s_snap_unref(c->spare);
+        c->spare = NULL;
+    }
 }
 
 /* Only commits changed (the base did not): when no solve holds the current
@@ -457,6 +475,11 @@ static rf_status s_cluster_init(s_cluster_t *c, const char *name, rf_problem_t *
 static void s_cluster_fini(s_cluster_t *c)
 {
     s_invalidate(c);
+    if (c->spare) {
+        c->spare->refs = 1;
+        s_snap_unref(c->spare);
+        c->spare = NULL;
+    }
     for (int32_t k = 0; k < c->n_commits; k++)
         s_commit_free(&c->commits[k]);
     c->n_commits = 0;
@@ -477,6 +500,8 @@ rf__store_t *rf__store_new(int32_t max_clusters, int32_t max_commits)
         return NULL;
     st->max_clusters = max_clusters > 0 ? max_clusters : 1;
     st->max_commits = max_commits > 0 ? max_commits : 1;
+    st->max_caches = RF__STORE_CACHES;
+    rf_cluster_cache_limits_default(&st->cache_limits);
     st->clusters = calloc((size_t)st->max_clusters, sizeof *st->clusters);
     if (!st->clusters || pthread_mutex_init(&st->mu, NULL) != 0) {
         free(st->clusters);
@@ -919,6 +944,27 @@ rf_status rf__store_patch(rf__store_t *st, const char *name, int64_t version, co
     return rc;
 }
 
+/* The cluster's spare snapshot becomes its current one: same base, so the
+ * same nodes; only `used` and the version are brought up to date. */
+static void s_reuse_spare(s_cluster_t *c)
+{
+    s_snap_t *s = c->spare;
+    c->spare = NULL;
+    if (s->base != c->base) {
+        s->refs = 1;
+        s_snap_unref(s);
+        return;
+    }
+    const rf_problem_t *b = c->base->p;
+    memcpy(s->used, c->eff_used, (size_t)b->n_nodes * (size_t)b->n_resources * sizeof *s->used);
+    s->pub.version = c->version;
+    s->pub.base_version = c->base_version;
+    s->pub.running = c->base->run;
+    s->pub.n_running = c->base->n_run;
+    s->refs = 1; /* the cluster's */
+    c->snap = s;
+}
+
 rf_status rf__store_acquire(rf__store_t *st, const char *name, int64_t version, double now_ms, rf__snapshot_t **snap,
                             rf_error_t *err)
 {
@@ -926,6 +972,8 @@ rf_status rf__store_acquire(rf__store_t *st, const char *name, int64_t version, 
     *snap = NULL;
     pthread_mutex_lock(&st->mu);
     rf_status rc = s_lookup(st, name, version, now_ms, &c, err);
+    if (rc == RF_OK && !c->snap && c->spare)
+        s_reuse_spare(c);
     if (rc == RF_OK && !c->snap) {
         const rf_problem_t *b = c->base->p;
         size_t R = (size_t)b->n_resources;
@@ -952,12 +1000,6 @@ rf_status rf__store_acquire(rf__store_t *st, const char *name, int64_t version, 
             p->nodes = nodes;
             p->n_nodes = b->n_nodes;
             p->node_by_name = b->node_by_name;
-            /* the base's tree, built once: labels and levels do not change
-             * with `used` or commits (best effort: without it, solves build
-             * their own) */
-            if (!c->base->tree_built)
-                c->base->tree_built = rf__tree_build(b, &c->base->tree, NULL) == RF_OK;
-            p->tree_hint = c->base->tree_built ? &c->base->tree : NULL;
             s->own = p;
             s->used = used;
             s->base = c->base;
@@ -981,12 +1023,66 @@ rf_status rf__store_acquire(rf__store_t *st, const char *name, int64_t version, 
     return rc;
 }
 
+void rf__store_set_caches(rf__store_t *st, int32_t max_caches, const rf_cluster_cache_limits_t *limits)
+{
+    pthread_mutex_lock(&st->mu);
+    st->max_caches = max_caches > 0 ? max_caches : 0;
+    if (limits)
+        st->cache_limits = *limits;
+    pthread_mutex_unlock(&st->mu);
+}
+
+rf_cluster_cache_t *rf__store_cache_take(rf__store_t *st, const rf__snapshot_t *snap)
+{
+    s_base_t *b = ((const s_snap_t *)snap)->base;
+    rf_cluster_cache_t *cache = NULL;
+    pthread_mutex_lock(&st->mu);
+    int32_t max = st->max_caches;
+    if (b->n_caches > 0 && max > 0)
+        cache = b->caches[--b->n_caches];
+    rf_cluster_cache_limits_t lim = st->cache_limits;
+    pthread_mutex_unlock(&st->mu);
+    /* built outside the lock, from the snapshot (the base's descriptions);
+     * on failure the solve goes without one */
+    if (!cache && max > 0 && rf_cluster_cache_new(snap->problem, &lim, &cache, NULL) != RF_OK)
+        cache = NULL;
+    return cache;
+}
+
+void rf__store_cache_give(rf__store_t *st, const rf__snapshot_t *snap, rf_cluster_cache_t **cache)
+{
+    if (!cache || !*cache)
+        return;
+    s_base_t *b = ((const s_snap_t *)snap)->base;
+    pthread_mutex_lock(&st->mu);
+    if (!b->caches && st->max_caches > 0)
+        b->caches = calloc((size_t)st->max_caches, sizeof *b->caches);
+    if (b->caches && b->n_caches < st->max_caches) {
+        b->caches[b->n_caches++] = *cache;
+        *cache = NULL;
+    }
+    pthread_mutex_unlock(&st->mu);
+    rf_cluster_cache_destroy(cache); /* the pool was full */
+}
+
 void rf__store_unref(rf__store_t *st, rf__snapshot_t **snap)
 {
     if (!snap || !*snap)
         return;
     pthread_mutex_lock(&st->mu);
-    s_snap_unref((s_snap_t *)*snap);
+    s_snap_t *s = (s_snap_t *)*snap;
+    s_cluster_t *keep = NULL;
+    /* The last solve of a snapshot that commits retired: kept as its
+     * cluster's spare (same base), so the next acquire need not build one. */
+    for (int32_t i = 0; s->refs == 1 && i < st->n_clusters && !keep; i++)
+        if (st->clusters[i].base == s->base && st->clusters[i].snap != s && !st->clusters[i].spare)
+            keep = &st->clusters[i];
+    if (keep) {
+        s->refs = 0;
+        keep->spare = s;
+    } else {
+        s_snap_unref(s);
+    }
     pthread_mutex_unlock(&st->mu);
     *snap = NULL;
 }

@@ -17,7 +17,16 @@
  * version, or when only commits changed since (same base_version) and every
  * placement still fits the free capacity left by them; else RF_ESTALE.
  *
- * Thread-safe: one mutex guards everything; snapshots are read without it. */
+ * Solver caches (include/rackfit/cluster_cache.h): each stored cluster's
+ * base keeps a pool of caches built from its snapshots; a solve takes one
+ * (rf__store_cache_take), hands it to rf_solve (which syncs it to the
+ * snapshot's `used`, node by node), and gives it back. Commits and releases
+ * change `used`, so the next solve's sync updates the few nodes they
+ * touched in place; put and patch make a new base, whose caches start
+ * empty.
+ *
+ * Thread-safe: one mutex guards everything; snapshots are read without it,
+ * a taken cache is its solve's alone. */
 #ifndef RACKFIT_SERVICE_STORE_H
 #define RACKFIT_SERVICE_STORE_H
 
@@ -26,6 +35,7 @@
 
 #include "doc.h"
 #include "rackfit/answer.h"
+#include "rackfit/cluster_cache.h"
 #include "rackfit/problem.h"
 #include "rackfit/status.h"
 
@@ -44,8 +54,13 @@ typedef struct rf__snapshot {
     int32_t n_running;
 } rf__snapshot_t;
 
-/* `max_clusters` > 0; `max_commits` per cluster. NULL on ENOMEM. */
+/* `max_clusters` > 0; `max_commits` per cluster; RF__STORE_CACHES solver
+ * caches kept per cluster with the default cache limits. NULL on ENOMEM. */
+#define RF__STORE_CACHES 4
 rf__store_t *rf__store_new(int32_t max_clusters, int32_t max_commits);
+/* Solver caches kept per cluster (0: solves on stored clusters build
+ * everything themselves) and each cache's limits (NULL: unchanged). */
+void rf__store_set_caches(rf__store_t *store, int32_t max_caches, const rf_cluster_cache_limits_t *limits);
 void rf__store_destroy(rf__store_t **store);
 
 /* Store `cluster` (validated, no gangs; ownership passes to the store, also
@@ -89,6 +104,14 @@ rf_status rf__store_patch(rf__store_t *store, const char *name, int64_t version,
 rf_status rf__store_acquire(rf__store_t *store, const char *name, int64_t version, double now_ms, rf__snapshot_t **snap,
                             rf_error_t *err);
 void rf__store_unref(rf__store_t *store, rf__snapshot_t **snap);
+
+/* A solver cache for `snap`'s cluster, the caller's alone until it gives
+ * it back: one the pool keeps, or a new one built from the snapshot; NULL
+ * when caches are off or out of memory (the solve builds its own tables). */
+rf_cluster_cache_t *rf__store_cache_take(rf__store_t *store, const rf__snapshot_t *snap);
+/* Give a taken cache back (before unref'ing `snap`): kept in the pool, or
+ * destroyed when the pool is full. NULL-safe; sets *cache to NULL. */
+void rf__store_cache_give(rf__store_t *store, const rf__snapshot_t *snap, rf_cluster_cache_t **cache);
 
 /* Commit the admitted gangs of `answer` (to `problem`, read on `snap`) with
  * expiry now + ttl_ms. Each stored running gang the answer preempts is

@@ -155,8 +155,13 @@ static uint32_t s_hash(const char *s, int32_t parent)
 static rf_status s_domain_ids(const rf_problem_t *p, const uint8_t *needed, int32_t *dom, int32_t *n_ids)
 {
     int32_t L = p->n_levels, N = p->n_nodes;
+    /* a level holds at most one domain per needed node: the table is sized
+     * (and cleared, per level) by those, not by the cluster */
+    size_t n_needed = 0;
+    for (int32_t n = 0; n < N; n++)
+        n_needed += needed[n] != 0;
     size_t cap = 16;
-    while (cap < (size_t)N * 2)
+    while (cap < n_needed * 2)
         cap *= 2;
     s_slot_t *tab = malloc(sizeof *tab * cap);
     if (!tab)

@@ -2,10 +2,28 @@
  * public accessors of include/rackfit/solve.h. */
 #include "context.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "cluster_cache.h"
 #include "rackfit/machine.h"
+
+/* The cache's roll-up of every pod set's shape (NULL where it has none). */
+static rf_status s_cache_shapes(rf_solve_ctx_t *ctx, rf_error_t *err)
+{
+    const rf_problem_t *pb = ctx->problem;
+    ctx->cshape = calloc((size_t)ctx->elig.n_pod_sets + 1, sizeof *ctx->cshape);
+    if (!ctx->cshape)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    int64_t k = 0;
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++, k++) {
+            int32_t cls = ctx->elig.cache_class[ctx->elig.class_of[k]];
+            ctx->cshape[k] = cls >= 0 ? rf__cache_shape(ctx->cache, cls, pb->gangs[g].pod_sets[p].requests) : NULL;
+        }
+    return RF_OK;
+}
 
 rf_status rf__ctx_init(rf_solve_ctx_t *ctx, const rf_problem_t *pb, const rf_solve_opts_t *opts, rf_error_t *err)
 {
@@ -26,9 +44,16 @@ rf_status rf__ctx_init(rf_solve_ctx_t *ctx, const rf_problem_t *pb, const rf_sol
     ctx->caller = pb;
     ctx->view = *pb;
     ctx->problem = &ctx->view;
-    RF_CALL(rf__tree_of(pb, &ctx->tree, &ctx->tree_owned, err));
+    if (o->cache && rf_cluster_cache_sync(o->cache, pb, NULL, NULL) == RF_OK) {
+        ctx->cache = o->cache;
+        ctx->tree = o->cache->tree; /* borrowed */
+    } else {
+        RF_CALL(rf__tree_of(pb, &ctx->tree, &ctx->tree_owned, err));
+    }
     ctx->view.tree_hint = &ctx->tree;
-    rf_status rc = rf__elig_build(ctx->problem, &ctx->tree, &ctx->elig, err);
+    rf_status rc = rf__elig_build_cached(ctx->problem, &ctx->tree, ctx->cache, &ctx->elig, err);
+    if (rc == RF_OK && ctx->cache)
+        rc = s_cache_shapes(ctx, err);
     if (rc != RF_OK)
         rf__ctx_fini(ctx);
     return rc;
@@ -36,6 +61,8 @@ rf_status rf__ctx_init(rf_solve_ctx_t *ctx, const rf_problem_t *pb, const rf_sol
 
 void rf__ctx_fini(rf_solve_ctx_t *ctx)
 {
+    free(ctx->cshape);
+    ctx->cshape = NULL;
     rf__elig_fini(&ctx->elig);
     if (ctx->tree_owned)
         rf__tree_fini(&ctx->tree);

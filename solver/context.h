@@ -6,9 +6,15 @@
  * - `problem` is the caller's problem seen through `view`: a shallow copy
  *   whose tree_hint is `tree`, so a kernel that asks for the problem's tree
  *   (rf__tree_of) borrows this one and never builds another;
- * - `tree` is the caller's tree_hint (borrowed: rackfitd's stored clusters)
+ * - `cache` is opts->cache when it matched the problem, synced to its `used`
+ *   (include/rackfit/cluster_cache.h), else NULL; the solve holds it alone;
+ * - `tree` is the cache's (borrowed), or the caller's tree_hint (borrowed),
  *   or built here (tree_owned);
- * - `elig` holds the eligibility classes of the batch on `tree`;
+ * - `elig` holds the eligibility classes of the batch on `tree` (the masks
+ *   of classes the cache keeps borrowed from it);
+ * - cshape[k], with a cache, is the cache's capacity roll-up of flattened
+ *   pod set k's shape (its class and requests), or NULL when the cache has
+ *   no room for it; NULL without a cache;
  * - opts are resolved: time_limit_ms >= 0, threads >= 1, start_ms > 0;
  *   deadline_ms == start_ms + time_limit_ms. */
 #ifndef RACKFIT_SOLVER_CONTEXT_H
@@ -16,6 +22,7 @@
 
 #include <stdbool.h>
 
+#include "capacity.h"
 #include "eligible.h"
 #include "rackfit/solve.h"
 #include "tree.h"
@@ -27,6 +34,8 @@ struct rf_solve_ctx {
     rf__tree_t tree;
     bool tree_owned;
     rf__elig_t elig;
+    rf_cluster_cache_t *cache;
+    const rf__shape_t **cshape; /* [flattened pod sets], with a cache */
     rf_solve_opts_t opts;
     double deadline_ms;
 };

@@ -4,6 +4,7 @@
  * (solver/check.c keeps its own copy of the rules on purpose.) */
 #include "eligible.h"
 
+#include "cluster_cache.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,25 +62,41 @@ bool rf__same_eligibility(const rf_pod_set_t *a, const rf_pod_set_t *b)
     return true;
 }
 
-/* A new class for pod set ps: its node mask. */
-static rf_status s_add_class(rf__elig_t *e, const rf_problem_t *pb, const rf__tree_t *tree, const rf_pod_set_t *ps)
+/* A new class for pod set ps: its node mask, the cache's when it keeps
+ * (or can add) the class, else computed here. */
+static rf_status s_add_class(rf__elig_t *e, const rf_problem_t *pb, const rf__tree_t *tree, rf_cluster_cache_t *cache,
+                             const rf_pod_set_t *ps)
 {
     int32_t c = e->n_classes;
     e->rep[c] = ps;
+    int32_t cc = cache ? rf__cache_class(cache, ps) : -1;
+    e->cache_class[c] = cc;
+    if (cc >= 0) {
+        e->ok[c] = cache->classes[cc].ok;
+        e->n_ok[c] = cache->classes[cc].n_ok;
+        e->n_classes++;
+        return RF_OK;
+    }
     e->ok[c] = malloc((size_t)pb->n_nodes + 1);
     if (!e->ok[c])
         return RF_ENOMEM;
+    e->n_classes++;
     e->n_ok[c] = 0;
     for (int32_t n = 0; n < pb->n_nodes; n++) {
         bool in_tree = pb->n_levels > 0 && rf__tree_node_dom(tree, n, pb->n_levels - 1) >= 0;
         e->ok[c][n] = in_tree && rf__node_admits_labelled(pb, n, ps);
         e->n_ok[c] += e->ok[c][n];
     }
-    e->n_classes++;
     return RF_OK;
 }
 
 rf_status rf__elig_build(const rf_problem_t *pb, const rf__tree_t *tree, rf__elig_t *e, rf_error_t *err)
+{
+    return rf__elig_build_cached(pb, tree, NULL, e, err);
+}
+
+rf_status rf__elig_build_cached(const rf_problem_t *pb, const rf__tree_t *tree, rf_cluster_cache_t *cache,
+                                rf__elig_t *e, rf_error_t *err)
 {
     memset(e, 0, sizeof *e);
     for (int32_t g = 0; g < pb->n_gangs; g++)
@@ -90,7 +107,8 @@ rf_status rf__elig_build(const rf_problem_t *pb, const rf__tree_t *tree, rf__eli
     e->n_ok = malloc(n_ps * sizeof *e->n_ok);
     e->class_of = malloc(n_ps * sizeof *e->class_of);
     e->gang_ps0 = malloc(((size_t)pb->n_gangs + 1) * sizeof *e->gang_ps0);
-    if (!e->rep || !e->ok || !e->n_ok || !e->class_of || !e->gang_ps0)
+    e->cache_class = malloc(n_ps * sizeof *e->cache_class);
+    if (!e->rep || !e->ok || !e->n_ok || !e->class_of || !e->gang_ps0 || !e->cache_class)
         goto oom;
     /* quadratic in distinct classes only: each pod set is compared with the
      * classes found so far */
@@ -102,7 +120,7 @@ rf_status rf__elig_build(const rf_problem_t *pb, const rf__tree_t *tree, rf__eli
             int32_t c = 0;
             while (c < e->n_classes && !rf__same_eligibility(e->rep[c], ps))
                 c++;
-            if (c == e->n_classes && s_add_class(e, pb, tree, ps) != RF_OK)
+            if (c == e->n_classes && s_add_class(e, pb, tree, cache, ps) != RF_OK)
                 goto oom;
             e->class_of[k] = c;
         }
@@ -118,11 +136,13 @@ void rf__elig_fini(rf__elig_t *e)
 {
     if (e->ok)
         for (int32_t c = 0; c < e->n_classes; c++)
-            free(e->ok[c]);
+            if (!e->cache_class || e->cache_class[c] < 0)
+                free(e->ok[c]);
     free(e->ok);
     free(e->rep);
     free(e->n_ok);
     free(e->class_of);
     free(e->gang_ps0);
+    free(e->cache_class);
     memset(e, 0, sizeof *e);
 }

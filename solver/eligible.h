@@ -8,7 +8,10 @@
  *   for nodes outside it (without every level label);
  * - n_ok[c] == the number of nodes with ok[c][n] set;
  * - classes are numbered in order of their first pod set (a pure function of
- *   the problem). Read-only after rf__elig_build. */
+ *   the problem);
+ * - built with a cluster cache, a class the cache keeps borrows its mask
+ *   (cache_class[c] >= 0: the cache's class; the cache outlives the solve),
+ *   others own theirs (cache_class[c] == -1). Read-only after the build. */
 #ifndef RACKFIT_SOLVER_ELIGIBLE_H
 #define RACKFIT_SOLVER_ELIGIBLE_H
 
@@ -27,10 +30,17 @@ typedef struct {
     int32_t *class_of;        /* [pod sets of the batch, flattened] */
     int32_t *gang_ps0;        /* [n_gangs + 1] the first flattened pod set of gang g */
     int64_t n_pod_sets;       /* flattened pod sets of the batch */
+    int32_t *cache_class;     /* [n_classes] the cluster cache's class, or -1: ok[c] is owned */
 } rf__elig_t;
 
 /* Build the classes of pb's batch on its tree. RF_ENOMEM (err says so). */
 rf_status rf__elig_build(const rf_problem_t *pb, const rf__tree_t *tree, rf__elig_t *elig, rf_error_t *err);
+/* The same, borrowing the masks of the classes `cache` keeps (or adds);
+ * `cache` NULL: rf__elig_build. The cache must be synced to pb and its tree
+ * must be `tree`. */
+struct rf_cluster_cache;
+rf_status rf__elig_build_cached(const rf_problem_t *pb, const rf__tree_t *tree, struct rf_cluster_cache *cache,
+                                rf__elig_t *elig, rf_error_t *err);
 /* NULL-safe on a zeroed or built rf__elig_t; leaves it zeroed. */
 void rf__elig_fini(rf__elig_t *elig);
 

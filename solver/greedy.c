@@ -28,6 +28,9 @@
  * under it (`cnt`), the most that fit on one node (`maxfit`), and sits in a
  * bucket by `cnt` per level, so "the smallest domain that holds k" is a
  * bucket scan. Placing pods updates one node and its ancestors per shape.
+ * The roll-ups are solver/capacity.c's; a shape (and the free capacity) the
+ * solve's cluster cache keeps is copied from it rather than built, which
+ * gives the same tables (solver/cluster_cache.h says why).
  *
  * Invariants: cnt[d] == sum of fit over the nodes under d; maxfit[d] == max of
  * fit over them; a domain with cnt > 0 is in exactly one bucket of its level.
@@ -37,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capacity.h"
+#include "cluster_cache.h"
 #include "context.h"
 #include "eligible.h"
 #include "greedy.h"
@@ -47,12 +52,9 @@
 #include "strategy.h"
 #include "tree.h"
 
-#define RF_MAX_RESOURCES_GREEDY 256       /* resources tracked for reasons (limits allow fewer) */
-#define S_BUCKETS               256       /* cnt values with a bucket of their own; more go to overflow */
-#define S_FIT_CAP               (1 << 24) /* pods of one shape on one node are capped here */
-#define S_CANDIDATES            3         /* best-fitting anchors tried per level */
-#define S_SCAN                  256       /* domains examined per candidate query */
-#define S_BUCKET_LEVEL          512       /* levels with more domains keep buckets; others are scanned */
+#define RF_MAX_RESOURCES_GREEDY 256 /* resources tracked for reasons (limits allow fewer) */
+#define S_CANDIDATES            3   /* best-fitting anchors tried per level */
+#define S_SCAN                  256 /* domains examined per candidate query */
 #define S_EPS                   1e-9
 #define S_BOTH_CELLS            ((int64_t)1 << 21) /* nodes x pod sets up to which the strategy runs both passes */
 
@@ -63,21 +65,8 @@ typedef struct {
     int32_t count;
 } s_pl_t;
 
-typedef struct {
-    const int64_t *req;             /* [R], borrowed from a pod set */
-    int32_t elig;                   /* its eligibility class (rf__elig_t) */
-    int32_t n_used;                 /* resources the shape requests */
-    int32_t used_res[16];           /* their indices, when n_used <= 16 */
-    int32_t *fit;                   /* [N] */
-    int64_t *cnt;                   /* [D] */
-    int32_t *maxfit;                /* [D] */
-    int32_t *nmax;                  /* [D] children (nodes, at the leaves) whose value is maxfit */
-    int32_t *bnext;                 /* [D] bucket links, -1 ends */
-    int32_t *bprev;                 /* [D] */
-    int32_t *bucket;                /* [D] -1: in no bucket (cnt == 0) */
-    int32_t *head;                  /* [L * (S_BUCKETS + 1)] */
-    int64_t maxcnt0[RF_MAX_LEVELS]; /* largest cnt per level before any placement */
-} s_shape_t;
+/* A shape's roll-ups (solver/capacity.h): this solve's working copy. */
+typedef rf__shape_t s_shape_t;
 
 /* One pod set's view for a placement attempt. */
 typedef struct {
@@ -101,15 +90,17 @@ typedef struct {
     rf__tree_t tree;        /* the solve's (a borrowed copy: never finished here) */
     const rf__elig_t *elig; /* the solve's eligibility classes */
     int32_t L, N, R, D;
-    int64_t *free;                           /* [N * R]; RF_QTY_UNLIMITED stays so */
-    double *dfree;                           /* [D * R] free capacity summed per domain (limited resources only) */
+    int64_t *free; /* [N * R]; RF_QTY_UNLIMITED stays so */
+    double *dfree; /* [D * R] free capacity summed per domain (limited resources only); NULL until a
+                    * rejection's reason needs it (s_dfree), kept up to date from then on */
     bool unlimited[RF_MAX_RESOURCES_GREEDY]; /* some node has no limit on resource r */
     s_shape_t *shapes;
     int32_t n_shapes;
-    bool bucketed[RF_MAX_LEVELS]; /* levels with enough domains to keep buckets for */
-    int32_t *ps_shape;            /* [flattened pod set] */
-    int32_t *gang_ps0;            /* [n_gangs + 1] */
-    uint32_t *stamp;              /* [D] */
+    rf__cap_t cap;     /* the roll-ups' tree, sizes and `free`; cap.bucketed: levels with buckets */
+    bool *bucketed;    /* == cap.bucketed */
+    int32_t *ps_shape; /* [flattened pod set] */
+    int32_t *gang_ps0; /* [n_gangs + 1] */
+    uint32_t *stamp;   /* [D] */
     uint32_t stamp_now;
     uint32_t *nstamp; /* [N] */
     uint32_t nstamp_now;
@@ -128,148 +119,27 @@ typedef struct {
     bool kueue_only; /* Kueue's choices only: first fit, lowest level, its descent */
 } s_ctx_t;
 
-/* ---------------------------------------------------------------- helpers */
-
-static int32_t s_fit(const s_ctx_t *c, const s_shape_t *sh, int32_t n)
-{
-    if (!c->elig->ok[sh->elig][n])
-        return 0;
-    const int64_t *fr = &c->free[(int64_t)n * c->R];
-    int64_t best = S_FIT_CAP;
-    if (sh->n_used <= 16) {
-        for (int32_t i = 0; i < sh->n_used; i++) {
-            int32_t r = sh->used_res[i];
-            if (fr[r] == RF_QTY_UNLIMITED)
-                continue;
-            if (fr[r] < sh->req[r])
-                return 0;
-            int64_t f = fr[r] / sh->req[r];
-            if (f < best)
-                best = f;
-        }
-        return (int32_t)best;
-    }
-    for (int32_t r = 0; r < c->R; r++) {
-        int64_t q = sh->req[r];
-        if (q <= 0 || fr[r] == RF_QTY_UNLIMITED)
-            continue;
-        int64_t f = fr[r] / q;
-        if (f < best)
-            best = f;
-    }
-    return (int32_t)best;
-}
-
-/* ---------------------------------------------------------------- buckets */
-
-static int32_t s_bucket_of(int64_t cnt)
-{
-    return cnt <= 0 ? -1 : cnt >= S_BUCKETS ? S_BUCKETS : (int32_t)cnt;
-}
-
-static void s_bucket_move(s_ctx_t *c, s_shape_t *sh, int32_t d)
-{
-    if (!c->bucketed[c->tree.level[d]])
-        return;
-    int32_t nb = s_bucket_of(sh->cnt[d]);
-    int32_t ob = sh->bucket[d];
-    if (nb == ob)
-        return;
-    int32_t *heads = &sh->head[(int64_t)c->tree.level[d] * (S_BUCKETS + 1)];
-    if (ob >= 0) {
-        if (sh->bprev[d] >= 0)
-            sh->bnext[sh->bprev[d]] = sh->bnext[d];
-        else
-            heads[ob] = sh->bnext[d];
-        if (sh->bnext[d] >= 0)
-            sh->bprev[sh->bnext[d]] = sh->bprev[d];
-    }
-    sh->bucket[d] = nb;
-    sh->bprev[d] = sh->bnext[d] = -1;
-    if (nb >= 0) {
-        sh->bnext[d] = heads[nb];
-        if (heads[nb] >= 0)
-            sh->bprev[heads[nb]] = d;
-        heads[nb] = d;
-    }
-}
-
 /* ---------------------------------------------------------------- setup */
 
-static rf_status s_shape_init(s_ctx_t *c, s_shape_t *sh)
+/* Free capacity per node and resource: the cluster cache's (synced to this
+ * problem's `used` when the solve adopted it), or computed here. */
+static void s_free_init(s_ctx_t *c, const rf_cluster_cache_t *cache)
 {
-    const int32_t N = c->N, D = c->D, L = c->L;
-    const rf__tree_t *t = &c->tree;
-    sh->fit = calloc((size_t)N + 1, sizeof *sh->fit);
-    sh->cnt = malloc((size_t)(D + 1) * sizeof *sh->cnt);
-    sh->maxfit = malloc((size_t)(D + 1) * sizeof *sh->maxfit);
-    sh->nmax = malloc((size_t)(D + 1) * sizeof *sh->nmax);
-    sh->bnext = malloc((size_t)(D + 1) * sizeof(int32_t));
-    sh->bprev = malloc((size_t)(D + 1) * sizeof(int32_t));
-    sh->bucket = malloc((size_t)(D + 1) * sizeof(int32_t));
-    sh->head = malloc((size_t)L * (S_BUCKETS + 1) * sizeof(int32_t));
-    if (!sh->fit || !sh->cnt || !sh->maxfit || !sh->nmax || !sh->bnext || !sh->bprev || !sh->bucket || !sh->head)
-        return RF_ENOMEM;
-    memset(sh->head, 0xff, (size_t)L * (S_BUCKETS + 1) * sizeof(int32_t));
-    /* leaves from their nodes, then each level from its children (contiguous) */
-    for (int32_t d = t->level_start[L - 1]; d < t->level_start[L]; d++) {
-        int64_t sum = 0;
-        int32_t m = 0, k = 0;
-        for (int32_t i = t->node_start[d]; i < t->node_end[d]; i++) {
-            int32_t n = t->node_order[i];
-            int32_t f = s_fit(c, sh, n);
-            sh->fit[n] = f;
-            sum += f;
-            k = f > m ? 1 : k + (f == m);
-            m = f > m ? f : m;
-        }
-        sh->cnt[d] = sum;
-        sh->maxfit[d] = m;
-        sh->nmax[d] = k;
+    const rf_problem_t *pb = c->pb;
+    const int32_t N = c->N, R = c->R;
+    if (cache) {
+        memcpy(c->free, cache->free, (size_t)N * (size_t)R * sizeof *c->free);
+        for (int32_t r = 0; r < R && r < RF_MAX_RESOURCES_GREEDY; r++)
+            c->unlimited[r] = cache->unlimited[r];
+        return;
     }
-    for (int32_t l = L - 2; l >= 0; l--)
-        for (int32_t d = t->level_start[l]; d < t->level_start[l + 1]; d++) {
-            int64_t sum = 0;
-            int32_t m = 0, k = 0;
-            for (int32_t ch = t->child_start[d]; ch < t->child_start[d] + t->n_children[d]; ch++) {
-                int32_t f = sh->maxfit[ch];
-                sum += sh->cnt[ch];
-                k = f > m ? 1 : k + (f == m);
-                m = f > m ? f : m;
-            }
-            sh->cnt[d] = sum;
-            sh->maxfit[d] = m;
-            sh->nmax[d] = k;
+    for (int32_t n = 0; n < N; n++)
+        for (int32_t r = 0; r < R; r++) {
+            int64_t f = rf__cap_free(pb->nodes[n].allocatable[r], pb->nodes[n].used[r]);
+            c->free[(int64_t)n * R + r] = f;
+            if (f == RF_QTY_UNLIMITED && r < RF_MAX_RESOURCES_GREEDY)
+                c->unlimited[r] = true;
         }
-    for (int32_t l = 0; l < L; l++) {
-        int32_t *heads = &sh->head[(int64_t)l * (S_BUCKETS + 1)];
-        for (int32_t d = t->level_start[l + 1] - 1; d >= t->level_start[l]; d--) {
-            if (sh->cnt[d] > sh->maxcnt0[l])
-                sh->maxcnt0[l] = sh->cnt[d];
-            int32_t b = c->bucketed[l] ? s_bucket_of(sh->cnt[d]) : -1;
-            sh->bucket[d] = b;
-            sh->bprev[d] = -1;
-            sh->bnext[d] = b >= 0 ? heads[b] : -1;
-            if (b >= 0) {
-                if (heads[b] >= 0)
-                    sh->bprev[heads[b]] = d;
-                heads[b] = d;
-            }
-        }
-    }
-    return RF_OK;
-}
-
-static void s_shape_fini(s_shape_t *sh)
-{
-    free(sh->fit);
-    free(sh->cnt);
-    free(sh->maxfit);
-    free(sh->nmax);
-    free(sh->bnext);
-    free(sh->bprev);
-    free(sh->bucket);
-    free(sh->head);
 }
 
 static rf_status s_ctx_init(s_ctx_t *c, const rf_solve_ctx_t *ctx, rf_error_t *err)
@@ -283,23 +153,21 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_solve_ctx_t *ctx, rf_error_t *e
     c->N = pb->n_nodes;
     c->R = pb->n_resources;
     c->D = c->tree.n_domains;
-    for (int32_t l = 0; l < c->L; l++)
-        c->bucketed[l] = c->tree.level_start[l + 1] - c->tree.level_start[l] > S_BUCKET_LEVEL;
+    rf__cap_init(&c->cap, &c->tree, c->R);
+    c->bucketed = c->cap.bucketed;
     const int32_t N = c->N, R = c->R, D = c->D;
 
     int64_t n_ps = 0;
     for (int32_t g = 0; g < pb->n_gangs; g++)
         n_ps += pb->gangs[g].n_pod_sets;
     c->free = malloc((size_t)((int64_t)N * R + 1) * sizeof *c->free);
-    c->dfree = calloc((size_t)((int64_t)D * R + 1), sizeof *c->dfree);
     c->ps_shape = malloc((size_t)(n_ps + 1) * sizeof *c->ps_shape);
     c->gang_ps0 = malloc((size_t)(pb->n_gangs + 1) * sizeof *c->gang_ps0);
     c->shapes = calloc((size_t)n_ps + 1, sizeof *c->shapes);
     c->stamp = calloc((size_t)D + 1, sizeof *c->stamp);
     c->nstamp = calloc((size_t)N + 1, sizeof *c->nstamp);
     c->leaf_scratch = malloc((size_t)(N + 1) * sizeof *c->leaf_scratch);
-    if (!c->free || !c->dfree || !c->ps_shape || !c->gang_ps0 || !c->shapes || !c->stamp || !c->nstamp ||
-        !c->leaf_scratch)
+    if (!c->free || !c->ps_shape || !c->gang_ps0 || !c->shapes || !c->stamp || !c->nstamp || !c->leaf_scratch)
         goto oom;
     for (int32_t l = 0; l <= c->L; l++) {
         /* children of level l-1 domains (l == 0: children of the root) */
@@ -312,22 +180,11 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_solve_ctx_t *ctx, rf_error_t *e
         if (!c->child_scratch[l])
             goto oom;
     }
-    for (int32_t n = 0; n < N; n++)
-        for (int32_t r = 0; r < R; r++) {
-            int64_t a = pb->nodes[n].allocatable[r], u = pb->nodes[n].used[r];
-            int64_t f = a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (a > u ? a - u : 0);
-            c->free[(int64_t)n * R + r] = f;
-            if (f == RF_QTY_UNLIMITED && r < RF_MAX_RESOURCES_GREEDY)
-                c->unlimited[r] = true;
-            if (f != RF_QTY_UNLIMITED)
-                for (int32_t l = 0; l < c->L; l++) {
-                    int32_t d = rf__tree_node_dom(&c->tree, n, l);
-                    if (d >= 0)
-                        c->dfree[(int64_t)d * R + r] += (double)f;
-                }
-        }
+    s_free_init(c, ctx->cache);
+    c->cap.free = c->free;
     /* shapes (eligibility class and requests), deduplicated: quadratic in
-     * distinct shapes only */
+     * distinct shapes only; a shape the cluster cache keeps is copied from
+     * it, any other built here */
     int64_t k = 0;
     for (int32_t g = 0; g < pb->n_gangs; g++) {
         c->gang_ps0[g] = (int32_t)k;
@@ -339,16 +196,19 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_solve_ctx_t *ctx, rf_error_t *e
                                         memcmp(c->shapes[s].req, ps->requests, (size_t)R * sizeof(int64_t)) == 0))
                 s++;
             if (s == c->n_shapes) {
+                const rf__shape_t *cached = ctx->cshape ? ctx->cshape[k] : NULL;
+                rf_status rc;
+                if (cached) {
+                    rc = rf__shape_copy(&c->cap, &c->shapes[s], cached);
+                } else {
+                    rf__shape_set(&c->shapes[s], &c->cap, ps->requests, e, c->elig->ok[e]);
+                    rc = rf__shape_build(&c->cap, &c->shapes[s]);
+                }
                 c->shapes[s].req = ps->requests;
                 c->shapes[s].elig = e;
-                for (int32_t r = 0; r < R; r++)
-                    if (ps->requests[r] > 0) {
-                        if (c->shapes[s].n_used < 16)
-                            c->shapes[s].used_res[c->shapes[s].n_used] = r;
-                        c->shapes[s].n_used++;
-                    }
+                c->shapes[s].ok = c->elig->ok[e];
                 c->n_shapes++;
-                if (s_shape_init(c, &c->shapes[s]) != RF_OK)
+                if (rc != RF_OK)
                     goto oom;
             }
             c->ps_shape[k] = s;
@@ -363,7 +223,7 @@ oom:
 static void s_ctx_fini(s_ctx_t *c)
 {
     for (int32_t s = 0; s < c->n_shapes; s++)
-        s_shape_fini(&c->shapes[s]);
+        rf__shape_fini(&c->shapes[s]);
     for (int32_t l = 0; l <= RF_MAX_LEVELS; l++)
         free(c->child_scratch[l]);
     free(c->shapes);
@@ -380,51 +240,6 @@ static void s_ctx_fini(s_ctx_t *c)
 
 /* ---------------------------------------------------------------- capacity updates */
 
-/* Node n's fit went from `old` to sh->fit[n]: mend maxfit (and nmax, how
- * many children hold it) up its path. A rise only raises maxima; a fall
- * rescans a domain only when its last holder of the maximum fell. */
-static void s_refresh_max(s_ctx_t *c, s_shape_t *sh, int32_t n, int32_t old)
-{
-    const rf__tree_t *t = &c->tree;
-    int32_t nv = sh->fit[n], ov = old; /* the child's value now and before */
-    for (int32_t l = c->L - 1; l >= 0; l--) {
-        int32_t d = rf__tree_node_dom(t, n, l);
-        int32_t cur = sh->maxfit[d];
-        if (nv > cur) {
-            sh->maxfit[d] = nv;
-            sh->nmax[d] = 1;
-            ov = cur;
-            continue;
-        }
-        if (nv == cur) {
-            sh->nmax[d]++;
-            return;
-        }
-        if (ov < cur)
-            return; /* the child did not hold the maximum: nothing changes */
-        if (--sh->nmax[d] > 0)
-            return; /* another child still holds it */
-        int32_t m = 0, k = 0;
-        if (l == c->L - 1) {
-            for (int32_t i = t->node_start[d]; i < t->node_end[d]; i++) {
-                int32_t f = sh->fit[t->node_order[i]];
-                k = f > m ? 1 : k + (f == m);
-                m = f > m ? f : m;
-            }
-        } else {
-            for (int32_t ch = t->child_start[d]; ch < t->child_start[d] + t->n_children[d]; ch++) {
-                int32_t f = sh->maxfit[ch];
-                k = f > m ? 1 : k + (f == m);
-                m = f > m ? f : m;
-            }
-        }
-        sh->maxfit[d] = m;
-        sh->nmax[d] = k;
-        ov = cur;
-        nv = m;
-    }
-}
-
 /* Take (sign > 0) or give back (sign < 0) `count` pods of pod set `ps` on node n. */
 static void s_apply(s_ctx_t *c, const rf_pod_set_t *ps, int32_t n, int64_t count, int sign)
 {
@@ -433,24 +248,14 @@ static void s_apply(s_ctx_t *c, const rf_pod_set_t *ps, int32_t n, int64_t count
         if (fr[r] != RF_QTY_UNLIMITED && ps->requests[r] != 0) {
             int64_t delta = sign * count * ps->requests[r];
             fr[r] -= delta;
-            for (int32_t l = 0; l < c->L; l++)
+            for (int32_t l = 0; c->dfree && l < c->L; l++)
                 c->dfree[(int64_t)rf__tree_node_dom(&c->tree, n, l) * c->R + r] -= (double)delta;
         }
     for (int32_t s = 0; s < c->n_shapes; s++) {
         s_shape_t *sh = &c->shapes[s];
-        int32_t old = sh->fit[n];
-        if (old == 0 && sign > 0)
+        if (sh->fit[n] == 0 && sign > 0)
             continue; /* taking capacity never raises a fit */
-        int32_t nf = s_fit(c, sh, n);
-        if (nf == old)
-            continue;
-        sh->fit[n] = nf;
-        for (int32_t l = 0; l < c->L; l++) {
-            int32_t d = rf__tree_node_dom(&c->tree, n, l);
-            sh->cnt[d] += nf - old;
-            s_bucket_move(c, sh, d);
-        }
-        s_refresh_max(c, sh, n, old);
+        rf__shape_node(&c->cap, sh, n);
     }
 }
 
@@ -1023,21 +828,21 @@ static int32_t s_candidates(const s_ctx_t *c, const s_gang_t *gv, int32_t l, int
     }
     if (!c->bucketed[l])
         return s_topk(c, gv, sh, need, c->tree.level_start[l], c->tree.level_start[l + 1], out);
-    const int32_t *heads = &sh->head[(int64_t)l * (S_BUCKETS + 1)];
-    int32_t b0 = need <= 0 ? 1 : need >= S_BUCKETS ? S_BUCKETS : (int32_t)need;
+    const int32_t *heads = &sh->head[(int64_t)l * (RF__BUCKETS + 1)];
+    int32_t b0 = need <= 0 ? 1 : need >= RF__BUCKETS ? RF__BUCKETS : (int32_t)need;
     int32_t examined = 0;
     /* buckets hold one cnt value each: their lists in order (a deterministic
      * function of the problem and the placements made so far) */
-    for (int32_t b = b0; b < S_BUCKETS && n < S_CANDIDATES && examined < S_SCAN; b++)
+    for (int32_t b = b0; b < RF__BUCKETS && n < S_CANDIDATES && examined < S_SCAN; b++)
         for (int32_t d = heads[b]; d >= 0 && n < S_CANDIDATES && examined < S_SCAN; d = sh->bnext[d], examined++)
             if (s_anchor_room(c, gv, d))
                 out[n++] = d;
     if (n < S_CANDIDATES) {
-        /* overflow (cnt >= S_BUCKETS): the smallest qualifying among the first entries */
+        /* overflow (cnt >= RF__BUCKETS): the smallest qualifying among the first entries */
         int32_t picks[S_CANDIDATES];
         int32_t np = 0;
         examined = 0;
-        for (int32_t d = heads[S_BUCKETS]; d >= 0 && examined < S_SCAN; d = sh->bnext[d], examined++) {
+        for (int32_t d = heads[RF__BUCKETS]; d >= 0 && examined < S_SCAN; d = sh->bnext[d], examined++) {
             if (sh->cnt[d] < need || !s_anchor_room(c, gv, d))
                 continue;
             if (np == S_CANDIDATES && !s_fits_better(sh, d, picks[np - 1]))
@@ -1235,15 +1040,44 @@ static const char *s_domain_name(const s_ctx_t *c, int32_t d)
     return v ? v : "?";
 }
 
+/* The per-domain sums of free capacity, built from `free` as it is now
+ * the first time a reason needs them (most solves reject nothing); from
+ * then on s_apply keeps them. Sums of integers below 2^53: exact in any
+ * order. false on ENOMEM. */
+static bool s_dfree(s_ctx_t *c)
+{
+    if (c->dfree)
+        return true;
+    c->dfree = calloc((size_t)((int64_t)c->D * c->R + 1), sizeof *c->dfree);
+    if (!c->dfree)
+        return false;
+    for (int32_t n = 0; n < c->N; n++)
+        for (int32_t r = 0; r < c->R; r++) {
+            int64_t f = c->free[(int64_t)n * c->R + r];
+            if (f != RF_QTY_UNLIMITED)
+                for (int32_t l = 0; l < c->L; l++) {
+                    int32_t d = rf__tree_node_dom(&c->tree, n, l);
+                    if (d >= 0)
+                        c->dfree[(int64_t)d * c->R + r] += (double)f;
+                }
+        }
+    return true;
+}
+
 /* Which resource is scarcest for pod set p under domain d (-1: the cluster):
  * the one with the least free capacity per pod requested, summed over the
  * domain (the roll-up; per-node fragmentation is what `fits` shows). */
-static int32_t s_blocking_resource(const s_ctx_t *c, const s_gang_t *gv, int32_t p, int32_t d, double *pods)
+static int32_t s_blocking_resource(s_ctx_t *c, const s_gang_t *gv, int32_t p, int32_t d, double *pods)
 {
     const rf_pod_set_t *ps = &c->pb->gangs[gv->gang].pod_sets[p];
     const rf__tree_t *t = &c->tree;
     int32_t worst = -1;
     double worst_n = HUGE_VAL;
+    if (!s_dfree(c)) {
+        c->failed_alloc = true;
+        *pods = worst_n;
+        return worst;
+    }
     for (int32_t r = 0; r < c->R; r++) {
         if (ps->requests[r] <= 0 || r >= RF_MAX_RESOURCES_GREEDY)
             continue;

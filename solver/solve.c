@@ -43,6 +43,7 @@ void rf_solve_opts_default(rf_solve_opts_t *opts)
     opts->mode = -1;
     opts->start_ms = 0;
     opts->user = NULL;
+    opts->cache = NULL;
 }
 
 rf_status rf_solve_with(const rf_strategy_t *strategy, const rf_problem_t *problem, const rf_solve_opts_t *opts,

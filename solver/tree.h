@@ -12,7 +12,9 @@
  * that can take new pods); node_dom[n * n_levels + l] is -1 for the others.
  * Ties in numbering follow the input order of the nodes, so the tree is a
  * pure function of the problem. Built once per solve, by the solve context
- * (solver/context.c), or lent by the problem's tree_hint; read-only after. */
+ * (solver/context.c), or lent by a cluster cache (solver/cluster_cache.h:
+ * built once per stored cluster) or the problem's tree_hint; read-only
+ * after. */
 #ifndef RACKFIT_SOLVER_TREE_H
 #define RACKFIT_SOLVER_TREE_H
 

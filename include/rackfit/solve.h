@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "rackfit/answer.h"
+#include "rackfit/cluster_cache.h"
 #include "rackfit/problem.h"
 
 #ifdef __cplusplus
@@ -27,9 +28,15 @@ typedef struct {
     int32_t mode;          /* < 0: the problem's; else an rf_mode (rf_solve only) */
     double start_ms;       /* monotonic ms when the problem was received (<= 0: now) */
     void *user;            /* handed to the strategy as rf_solve_ctx_user (NULL: none) */
+    /* A cache for the problem's cluster (rackfit/cluster_cache.h), or NULL.
+     * When it matches the problem the solve syncs it to the problem's `used`
+     * and takes the tree, eligibility and capacity roll-ups from it (adding
+     * the classes and shapes it meets); otherwise it is not touched. The
+     * answer is the same either way. The solve uses it alone while it runs. */
+    rf_cluster_cache_t *cache;
 } rf_solve_opts_t;
 
-/* Every field "the problem's" / now / NULL. */
+/* Every field "the problem's" / now / NULL (no cache). */
 void rf_solve_opts_default(rf_solve_opts_t *opts);
 
 /* One solve's context, built by rf_solve_with before the strategy runs and

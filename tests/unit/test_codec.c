@@ -185,3 +185,45 @@ Test(codec, answer_and_error_encoding)
     rf_problem_destroy(&p);
     rf_test_no_leaks();
 }
+
+/* One MessagePack str (fixstr: up to 31 bytes) decoded: RF_OK or not. */
+static rf_status s_str_status(const char *bytes)
+{
+    size_t n = strlen(bytes);
+    cr_assert_lt(n, 32);
+    char msg[40];
+    msg[0] = (char)(0xa0 | n);
+    memcpy(msg + 1, bytes, n);
+    rf__mp_limits_t l = s_lim();
+    rf__arena_t *a = rf__arena_new(0);
+    rf_doc_t *doc = NULL;
+    rf_error_t err;
+    rf_status rc = rf__mp_decode(msg, n + 1, &l, a, &doc, &err);
+    if (rc == RF_OK)
+        cr_assert(doc->type == RF_DOC_STR && doc->len == n && memcmp(doc->u.s, bytes, n) == 0);
+    rf__arena_destroy(&a);
+    return rc;
+}
+
+/* Strings are UTF-8: ASCII of any length (the eight-bytes-at-a-time path
+ * and its tail), 2-, 3- and 4-byte forms pass; a stray continuation byte,
+ * an overlong form, a surrogate, a code point above U+10FFFF and a cut
+ * sequence fail, wherever they sit. */
+Test(codec, strings_are_utf8)
+{
+    cr_assert_eq(s_str_status("h-0001"), RF_OK);
+    cr_assert_eq(s_str_status("kubernetes.io/hostname"), RF_OK);
+    cr_assert_eq(s_str_status("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80"), RF_OK);
+    cr_assert_eq(s_str_status("\xf4\x8f\xbf\xbf"), RF_OK); /* U+10FFFF */
+    static const char *const bad[] = {
+        "\x80", "\xc0\x80", "\xc1\xbf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "\xf8\x88\x80\x80\x80", "\xff"};
+    char s[32];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_assert_eq(s_str_status(bad[i]), RF_EPARSE, "bad[%zu] alone", i);
+        snprintf(s, sizeof s, "abcdefghij%s", bad[i]); /* after a run of ASCII */
+        cr_assert_eq(s_str_status(s), RF_EPARSE, "bad[%zu] after ASCII", i);
+        snprintf(s, sizeof s, "%sabcdefghij", bad[i]); /* before one */
+        cr_assert_eq(s_str_status(s), RF_EPARSE, "bad[%zu] before ASCII", i);
+    }
+    rf_test_no_leaks();
+}

@@ -5,12 +5,14 @@
  * deadline), builds the tree and the eligibility classes once, and hands out
  * a view of the problem whose tree_hint is its own tree, so a kernel asking
  * for the tree borrows it; a problem that brings a tree_hint lends it to the
- * context instead. */
+ * context instead; a cluster cache that matches the problem lends its tree,
+ * eligibility masks and capacity roll-ups, one that does not is left alone. */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "../support/leak.h"
 #include "../support/testutil.h"
+#include "cluster_cache.h"
 #include "context.h"
 #include "rackfit/rackfit.h"
 
@@ -97,7 +99,7 @@ Test(context, a_problem_tree_hint_is_borrowed)
     rf__tree_t mine;
     rf_error_t err;
     cr_assert_eq(rf__tree_build(pb, &mine, &err), RF_OK);
-    pb->tree_hint = &mine; /* what rackfitd's store does for a stored cluster */
+    pb->tree_hint = &mine; /* a caller that built the tree already (rackfitd now lends a cluster cache) */
     rf_solve_ctx_t ctx;
     cr_assert_eq(rf__ctx_init(&ctx, pb, NULL, &err), RF_OK);
     cr_assert(!ctx.tree_owned);
@@ -112,5 +114,49 @@ Test(context, a_problem_tree_hint_is_borrowed)
     pb->tree_hint = NULL;
     rf__tree_fini(&mine);
     rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+Test(context, a_matching_cluster_cache_is_adopted_and_another_is_not)
+{
+    rf_problem_t *pb = rf_test_parse(s_json), *other = rf_test_parse(s_json);
+    rf_cluster_cache_t *cache = NULL;
+    rf_error_t err;
+    cr_assert_eq(rf_cluster_cache_new(pb, NULL, &cache, &err), RF_OK, "%s", err.message);
+    rf_solve_opts_t o;
+    rf_solve_opts_default(&o);
+    cr_assert_null(o.cache, "no cache by default");
+    o.cache = cache;
+    rf_solve_ctx_t ctx;
+    cr_assert_eq(rf__ctx_init(&ctx, pb, &o, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(ctx.cache, cache);
+    cr_assert(!ctx.tree_owned);
+    cr_assert_eq(ctx.tree.node_dom, cache->tree.node_dom, "the cache's tree");
+    cr_assert_eq(ctx.elig.n_classes, 2);
+    for (int32_t c = 0; c < 2; c++) {
+        int32_t cc = ctx.elig.cache_class[c];
+        cr_assert_geq(cc, 0);
+        cr_assert_eq(ctx.elig.ok[c], cache->classes[cc].ok, "the cache's mask, borrowed");
+    }
+    cr_assert_eq(ctx.elig.n_ok[ctx.elig.class_of[1]], 1, "pod set b only on h2, as without the cache");
+    cr_assert_not_null(ctx.cshape);
+    cr_assert_not_null(ctx.cshape[0]);
+    cr_assert_not_null(ctx.cshape[1]);
+    rf__ctx_fini(&ctx);
+    cr_assert_not_null(cache->classes[0].ok, "fini leaves the cache's masks alone");
+    /* the same text read again describes the same nodes: adopted; with a
+     * node cordoned it is another cluster: not adopted */
+    cr_assert_eq(rf__ctx_init(&ctx, other, &o, &err), RF_OK);
+    cr_assert_eq(ctx.cache, cache);
+    rf__ctx_fini(&ctx);
+    other->nodes[0].unschedulable = true;
+    cr_assert_eq(rf__ctx_init(&ctx, other, &o, &err), RF_OK);
+    cr_assert_null(ctx.cache);
+    cr_assert_null(ctx.cshape);
+    cr_assert(ctx.tree_owned);
+    rf__ctx_fini(&ctx);
+    rf_cluster_cache_destroy(&cache);
+    rf_problem_destroy(&pb);
+    rf_problem_destroy(&other);
     rf_test_no_leaks();
 }

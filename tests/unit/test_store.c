@@ -341,3 +341,54 @@ Test(store, running_gangs_stored)
     rf__arena_destroy(&a);
     rf_test_no_leaks();
 }
+
+/* Solver caches: taken per solve, given back to the base's pool (at most
+ * max_caches kept), matching every snapshot of the base (commits change
+ * only `used`), none for a new base's snapshots until built from them, and
+ * none at all with max_caches 0. */
+Test(store, solver_caches_pooled_per_base)
+{
+    rf__store_t *st = rf__store_new(4, 100);
+    rf__store_set_caches(st, 1, NULL);
+    rf_error_t err;
+    int64_t v = 0;
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(0), NULL, NULL, 0, 0, &v, &err), RF_OK);
+    rf__snapshot_t *snap = NULL;
+    cr_assert_eq(rf__store_acquire(st, "c", -1, 0, &snap, &err), RF_OK);
+    rf_cluster_cache_t *a = rf__store_cache_take(st, snap), *b = rf__store_cache_take(st, snap);
+    cr_assert(a && b && a != b, "two solves at once: two caches");
+    cr_assert(rf_cluster_cache_matches(a, snap->problem));
+    rf__store_cache_give(st, snap, &a);
+    rf__store_cache_give(st, snap, &b); /* the pool keeps one: this one is destroyed */
+    cr_assert_null(a);
+    cr_assert_null(b);
+    /* a commit moves the version; the next snapshot still matches the kept cache */
+    rf_problem_t *pb;
+    rf_answer_t *ans;
+    s_place(snap, "g1", 1, 0, &pb, &ans);
+    cr_assert_eq(rf__store_commit(st, snap, pb, ans, 1000, 0, &v, &err), RF_OK, "%s", err.message);
+    s_done(&pb, &ans);
+    rf__store_unref(st, &snap);
+    cr_assert_eq(rf__store_acquire(st, "c", v, 0, &snap, &err), RF_OK);
+    rf_cluster_cache_t *c = rf__store_cache_take(st, snap);
+    cr_assert(c && rf_cluster_cache_matches(c, snap->problem));
+    int32_t changed = 0;
+    cr_assert_eq(rf_cluster_cache_sync(c, snap->problem, &changed, &err), RF_OK);
+    cr_assert_eq(changed, 1, "the commit's one node");
+    rf__store_cache_give(st, snap, &c);
+    rf__store_unref(st, &snap);
+    /* a new base (put) starts without caches; off means none */
+    cr_assert_eq(rf__store_put(st, "c", s_cluster(2), NULL, NULL, -1, 0, &v, &err), RF_OK);
+    cr_assert_eq(rf__store_acquire(st, "c", -1, 0, &snap, &err), RF_OK);
+    c = rf__store_cache_take(st, snap);
+    cr_assert(c && rf_cluster_cache_matches(c, snap->problem));
+    rf_cluster_cache_info_t info;
+    rf_cluster_cache_info(c, &info);
+    cr_assert_eq(info.syncs, 0, "built for this base, not a kept one");
+    rf__store_cache_give(st, snap, &c);
+    rf__store_set_caches(st, 0, NULL);
+    cr_assert_null(rf__store_cache_take(st, snap));
+    rf__store_unref(st, &snap);
+    rf__store_destroy(&st);
+    rf_test_no_leaks();
+}

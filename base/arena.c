@@ -1,8 +1,10 @@
 /* base/arena.c: the bump allocator behind base/arena.h.
  *
  * Invariants:
- * - every chunk comes from calloc, so every byte handed out is zero (nothing
- *   is ever reused before rf__arena_destroy);
+ * - every byte handed out is zero: chunks come from malloc and each
+ *   allocation is cleared as it is cut (so a small arena, a one-gang
+ *   request's, clears the few KiB it uses, not a whole 64 KiB chunk);
+ *   nothing is ever reused before rf__arena_destroy;
  * - `current` is the chunk new small allocations are cut from; a request that
  *   does not fit it either opens a new current chunk (of at least
  *   S_CHUNK_MIN bytes) or, when it is large, gets a chunk of its own linked
@@ -34,13 +36,14 @@ struct rf__arena {
     size_t cap; /* 0: none */
 };
 
-/* A zeroed chunk with at least `size` usable, S_ALIGN-aligned bytes, or NULL. */
+/* A chunk with at least `size` usable, S_ALIGN-aligned bytes (not cleared: rf__arena_alloc clears what it hands
+ * out), or NULL. */
 static s_chunk_t *s_chunk_new(size_t size)
 {
     size_t header = sizeof(s_chunk_t);
     if (size > SIZE_MAX - header - S_ALIGN)
         return NULL;
-    s_chunk_t *chunk = calloc(1, header + size + S_ALIGN);
+    s_chunk_t *chunk = malloc(header + size + S_ALIGN);
     if (!chunk)
         return NULL;
     uintptr_t start = (uintptr_t)((unsigned char *)chunk + header);
@@ -92,7 +95,7 @@ void *rf__arena_alloc(rf__arena_t *arena, size_t size)
         void *p = cur->data + cur->off;
         cur->off += need;
         arena->used += need;
-        return p;
+        return memset(p, 0, size);
     }
     /* Large requests get a chunk of their own behind `current`. */
     if (cur && need >= S_CHUNK_MIN / 4) {
@@ -103,7 +106,7 @@ void *rf__arena_alloc(rf__arena_t *arena, size_t size)
         own->next = cur->next;
         cur->next = own;
         arena->used += need;
-        return own->data;
+        return memset(own->data, 0, size);
     }
     s_chunk_t *chunk = s_chunk_new(need > S_CHUNK_MIN ? need : S_CHUNK_MIN);
     if (!chunk)
@@ -112,7 +115,7 @@ void *rf__arena_alloc(rf__arena_t *arena, size_t size)
     arena->current = chunk;
     chunk->off = need;
     arena->used += need;
-    return chunk->data;
+    return memset(chunk->data, 0, size);
 }
 
 char *rf__arena_strndup(rf__arena_t *arena, const char *s, size_t len)

@@ -22,3 +22,12 @@ void *rf__grow(void *arr, int32_t *cap, int64_t need, int32_t first, size_t size
     *cap = (int32_t)c;
     return bigger;
 }
+
+bool rf__grow_one(void **arr, int32_t n, int32_t *cap, size_t size)
+{
+    void *bigger = rf__grow(*arr, cap, (int64_t)n + 1, 16, size);
+    if (!bigger)
+        return false;
+    *arr = bigger;
+    return true;
+}

@@ -7,6 +7,7 @@
 #ifndef RACKFIT_BASE_GROW_H
 #define RACKFIT_BASE_GROW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,5 +18,10 @@
  * memory or when `need` is above INT32_MAX: then `arr` and *cap are
  * untouched and `arr` is still the caller's. */
 void *rf__grow(void *arr, int32_t *cap, int64_t need, int32_t first, size_t size);
+
+/* Room for one more item after the n in *arr (rf__grow with need n + 1 and a
+ * first capacity of 16): true with *arr updated, false when out of memory,
+ * with *arr and *cap untouched. */
+bool rf__grow_one(void **arr, int32_t n, int32_t *cap, size_t size);
 
 #endif

@@ -1,6 +1,7 @@
 /* watcher/binder.c: gangs bound whole or not at all, and the state the
  * binder threads share (see binder.h). */
 #include "binder.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ void rf__binder_unevictable_add(rf__binder_t *b, const char *gang)
             pthread_mutex_unlock(&b->mu);
             return;
         }
-    char *g = rf__grow((void **)&b->unevictable, b->n_unevictable, &b->cap_unevictable, sizeof *b->unevictable)
+    char *g = rf__grow_one((void **)&b->unevictable, b->n_unevictable, &b->cap_unevictable, sizeof *b->unevictable)
                   ? strdup(gang)
                   : NULL;
     if (g)
@@ -177,19 +178,6 @@ char *rf__annotation_patch(const char *uid, const char *key, const char *value)
     return rf__jw_take(&w, NULL);
 }
 
-bool rf__grow(void **p, int32_t n, int32_t *cap, size_t size)
-{
-    if (n < *cap)
-        return true;
-    int32_t c = *cap ? *cap * 2 : 16;
-    void *q = realloc(*p, (size_t)c * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 static rf__hold_t *s_hold_find(rf__binder_t *b, const char *gang)
 {
     for (int32_t i = 0; i < b->n_holds; i++)
@@ -273,7 +261,7 @@ void rf__binder_hold(rf__binder_t *b, const char *gang)
 {
     pthread_mutex_lock(&b->mu);
     rf__hold_t *h = s_hold_find(b, gang);
-    if (!h && rf__grow((void **)&b->holds, b->n_holds, &b->cap_holds, sizeof *b->holds)) {
+    if (!h && rf__grow_one((void **)&b->holds, b->n_holds, &b->cap_holds, sizeof *b->holds)) {
         h = &b->holds[b->n_holds];
         *h = (rf__hold_t){.gang = strdup(gang)};
         if (h->gang)
@@ -321,7 +309,7 @@ static void s_requeue_set_until(rf__binder_t *b, rf__requeue_t *r)
 static rf__requeue_t *s_requeue_get_or_add(rf__binder_t *b, const char *gang)
 {
     rf__requeue_t *r = s_requeue_find(b, gang);
-    if (r || !rf__grow((void **)&b->requeues, b->n_requeues, &b->cap_requeues, sizeof *b->requeues))
+    if (r || !rf__grow_one((void **)&b->requeues, b->n_requeues, &b->cap_requeues, sizeof *b->requeues))
         return r;
     r = &b->requeues[b->n_requeues];
     *r = (rf__requeue_t){.gang = strdup(gang)};
@@ -394,7 +382,7 @@ void rf__binder_requeue_restore(rf__binder_t *b, const char *gang, int count, do
 void rf__binder_busy(rf__binder_t *b, const char *gang, int delta)
 {
     pthread_mutex_lock(&b->mu);
-    if (delta > 0 && rf__grow((void **)&b->busy, b->n_busy, &b->cap_busy, sizeof *b->busy)) {
+    if (delta > 0 && rf__grow_one((void **)&b->busy, b->n_busy, &b->cap_busy, sizeof *b->busy)) {
         char *g = strdup(gang);
         if (g)
             b->busy[b->n_busy++] = g;
@@ -427,7 +415,7 @@ static void s_hand_over(rf__binder_t *b, const char *gang, const char *attempt, 
     rf__follow_t f = {
         .gang = strdup(gang), .attempt = strdup(attempt), .pods = pods, .n = n, .since = rf__now(), .seen_at = seen_at};
     pthread_mutex_lock(&b->mu);
-    bool ok = f.gang && f.attempt && rf__grow((void **)&b->bound, b->n_bound, &b->cap_bound, sizeof *b->bound);
+    bool ok = f.gang && f.attempt && rf__grow_one((void **)&b->bound, b->n_bound, &b->cap_bound, sizeof *b->bound);
     if (ok)
         b->bound[b->n_bound++] = f;
     pthread_mutex_unlock(&b->mu);

@@ -195,9 +195,6 @@ void rf__preempt_fini(rf__preempt_t *p);
 void rf__binder_unevictable_add(rf__binder_t *b, const char *gang);
 bool rf__binder_unevictable(void *binder, const char *gang);
 
-/* Grow an array of `size`-byte elements (*p, n used of *cap) to hold one
- * more, doubling from 16; false on OOM (the array is unchanged). */
-bool rf__grow(void **p, int32_t n, int32_t *cap, size_t size);
 /* "/api/v1/namespaces/NS/pods/NAME", and "/SUB" when sub is not NULL; malloc'ed, NULL on OOM. */
 char *rf__pod_path(const char *ns, const char *name, const char *sub);
 /* A JSON merge patch setting one annotation, with the object's uid as a

@@ -1,5 +1,6 @@
 /* watcher/follow.c: admission, readiness, eviction and requeue of bound gangs (see follow.h). */
 #include "follow.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ double rf__gang_ready_timeout(rf__binder_t *b, const char *gang, const rf__bind_
 void rf__follow_add(rf__binder_t *b, const char *gang, const char *attempt, const rf__bind_t *pods, int32_t n,
                     double since)
 {
-    if (!rf__grow((void **)&b->follows, b->n_follows, &b->cap_follows, sizeof *b->follows))
+    if (!rf__grow_one((void **)&b->follows, b->n_follows, &b->cap_follows, sizeof *b->follows))
         return;
     rf__follow_t f = {
         .gang = strdup(gang), .attempt = strdup(attempt), .pods = rf__binds_copy(pods, n), .n = n, .since = since};

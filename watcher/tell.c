@@ -1,5 +1,6 @@
 /* watcher/tell.c: conditions and Events that say why a gang waits (see tell.h). */
 #include "tell.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +62,7 @@ static rf__hold_t *s_told(rf__binder_t *b, const char *gang, double now)
     for (int32_t i = 0; i < b->n_told; i++)
         if (strcmp(b->told[i].gang, gang) == 0)
             return &b->told[i];
-    if (!rf__grow((void **)&b->told, b->n_told, &b->cap_told, sizeof *b->told))
+    if (!rf__grow_one((void **)&b->told, b->n_told, &b->cap_told, sizeof *b->told))
         return NULL;
     rf__hold_t *t = &b->told[b->n_told];
     *t = (rf__hold_t){.gang = strdup(gang)};

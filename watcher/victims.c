@@ -1,5 +1,6 @@
 /* watcher/victims.c: victims evicted whole, preemptors nominated and held until they are gone (see victims.h). */
 #include "victims.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +65,7 @@ static void s_nominate(rf__pool_t *pool, const rf__decision_t *d)
 /* The preemptor waits for the pods of every victim preempted for it. */
 static void s_wait(rf__binder_t *b, const rf__plan_t *plan, const rf__victim_t *v, int32_t nv, const char *gang)
 {
-    if (!rf__grow((void **)&b->preempts, b->n_preempts, &b->cap_preempts, sizeof *b->preempts))
+    if (!rf__grow_one((void **)&b->preempts, b->n_preempts, &b->cap_preempts, sizeof *b->preempts))
         return;
     int32_t total = 0;
     for (int32_t k = 0; k < nv; k++)

@@ -61,7 +61,7 @@ static const s_field_t s_fields[] = {
     S_F("max_shape_cells", S_I64, ops.limits.max_shape_cells, 1, INT64_MAX),
 };
 
-void rf__config_init(rf__server_config_t *cfg)
+void rf__server_config_init(rf__server_config_t *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->fast_threads = 0;
@@ -81,7 +81,7 @@ void rf__config_init(rf__server_config_t *cfg)
     rf__ops_config_default(&cfg->ops);
 }
 
-void rf__config_fini(rf__server_config_t *cfg)
+void rf__server_config_fini(rf__server_config_t *cfg)
 {
     for (int32_t i = 0; i < cfg->n_listen; i++)
         free(cfg->listen[i]);
@@ -164,8 +164,8 @@ static rf_status s_add_allowed(rf__server_config_t *cfg, const char *z85, const 
     return RF_OK;
 }
 
-rf_status rf__config_set(rf__server_config_t *cfg, const char *key, const char *value, const char *where,
-                         rf_error_t *err)
+rf_status rf__server_config_set(rf__server_config_t *cfg, const char *key, const char *value, const char *where,
+                                rf_error_t *err)
 {
     if (strcmp(key, "listen") == 0) {
         if (cfg->n_listen >= RF__MAX_LISTEN)
@@ -254,7 +254,7 @@ rf_status rf__config_set(rf__server_config_t *cfg, const char *key, const char *
     return rf_error_set(err, RF_EINVAL, key, "%s: unknown key", where);
 }
 
-rf_status rf__config_load(rf__server_config_t *cfg, const char *path, rf_error_t *err)
+rf_status rf__server_config_load(rf__server_config_t *cfg, const char *path, rf_error_t *err)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -287,7 +287,7 @@ rf_status rf__config_load(rf__server_config_t *cfg, const char *path, rf_error_t
         char *v = eq + 1;
         while (*v == ' ' || *v == '\t')
             v++;
-        rc = rf__config_set(cfg, s, v, where, err);
+        rc = rf__server_config_set(cfg, s, v, where, err);
     }
     fclose(f);
     return rc;

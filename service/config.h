@@ -40,13 +40,13 @@ typedef struct {
     rf__ops_config_t ops;
 } rf__server_config_t;
 
-void rf__config_init(rf__server_config_t *cfg);
-void rf__config_fini(rf__server_config_t *cfg);
+void rf__server_config_init(rf__server_config_t *cfg);
+void rf__server_config_fini(rf__server_config_t *cfg);
 /* Set one key (from the file or a flag). `where` names the place for errors. */
-rf_status rf__config_set(rf__server_config_t *cfg, const char *key, const char *value, const char *where,
-                         rf_error_t *err);
+rf_status rf__server_config_set(rf__server_config_t *cfg, const char *key, const char *value, const char *where,
+                                rf_error_t *err);
 /* Read a config file. */
-rf_status rf__config_load(rf__server_config_t *cfg, const char *path, rf_error_t *err);
+rf_status rf__server_config_load(rf__server_config_t *cfg, const char *path, rf_error_t *err);
 
 /* A Z85 key (40 characters) to 32 bytes; false when malformed. */
 bool rf__z85_key(const char *text, uint8_t out[32]);

@@ -34,12 +34,12 @@ int main(int argc, char **argv)
     rf__server_config_t cfg;
     rf_error_t err;
     rf_error_clear(&err);
-    rf__config_init(&cfg);
+    rf__server_config_init(&cfg);
     int rc = 0;
     /* The config file first. */
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-            if (rf__config_load(&cfg, argv[i + 1], &err) != RF_OK) {
+            if (rf__server_config_load(&cfg, argv[i + 1], &err) != RF_OK) {
                 fprintf(stderr, "rackfitd: %s%s%s\n", err.path, err.path[0] ? ": " : "", err.message);
                 rc = 2;
                 goto done;
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
                 *p = '_';
         if (strcmp(key, "threads") == 0)
             snprintf(key, sizeof key, "solver_threads");
-        if (rf__config_set(&cfg, key, v, "command line", &err) != RF_OK) {
+        if (rf__server_config_set(&cfg, key, v, "command line", &err) != RF_OK) {
             fprintf(stderr, "rackfitd: --%s: %s\n", a + 2, err.message);
             rc = 2;
             goto done;
@@ -100,6 +100,6 @@ int main(int argc, char **argv)
     }
     rc = rf__server_run(&cfg);
 done:
-    rf__config_fini(&cfg);
+    rf__server_config_fini(&cfg);
     return rc;
 }

@@ -755,6 +755,16 @@ static bool s_lp_build(s_lp_t *s, const rf_answer_t *ans, double deadline_ms)
     return ok;
 }
 
+/* What GLPK's simplex is expected to take on an LP of this shape with
+ * `cols` columns, in ms, with room for a loaded machine: measured 0.3 s at
+ * 14,000 columns and 1.3-1.8 s at 35,000-44,000 (gpu-1024, lingjun-847, on
+ * one core of a 2-core EPYC; 2-4x that with the machine loaded). */
+static double s_lp_ms(int64_t cols)
+{
+    double k = (double)cols / 1000.0;
+    return 2.0 + 5.0 * k * sqrt(k);
+}
+
 double rf__ilp_lp_bound(const rf_problem_t *pb, const rf_answer_t *ans, bool coarse, double deadline_ms,
                         rf__ilp_lp_stats_t *st)
 {
@@ -771,13 +781,18 @@ double rf__ilp_lp_bound(const rf_problem_t *pb, const rf_answer_t *ans, bool coa
     memset(&s, 0, sizeof s);
     rf__mip_init(&s.mip);
     s.coarse = coarse;
-    if (!s_lp_setup(&s, pb) || !s_lp_build(&s, ans, deadline_ms))
+    if (!s_lp_setup(&s, pb))
         goto done;
+    int64_t est = 0; /* x columns at most, about the LP's columns */
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        est += (int64_t)pb->gangs[g].n_pod_sets * s.n_units;
+    if (rf_now_ms() + s_lp_ms(est) > deadline_ms || !s_lp_build(&s, ans, deadline_ms))
+        goto done; /* it would not finish in time: GLPK's load and first factorisation do not look at the clock */
     st->n_units = s.n_units;
     st->n_cols = s.mip.n_cols;
     st->n_rows = s.mip.n_rows;
     st->build_ms = rf_now_ms() - t0;
-    if (deadline_ms - rf_now_ms() < RF__ILP_MIN_SLICE_MS)
+    if (deadline_ms - rf_now_ms() < fmax(RF__ILP_MIN_SLICE_MS, s_lp_ms(s.mip.n_cols)))
         goto done;
     rf__mip_stage_t stage = {.maximize = false, .n = (int32_t)s.on, .cols = s.ocol, .vals = s.oval, .keep_tol = 0};
     rf__mip_opts_t mo = {.time_limit_ms = deadline_ms - rf_now_ms(), .mip_gap = 0};
@@ -833,6 +848,8 @@ void rf__ilp_lp_early(const rf_problem_t *pb, const rf_answer_t *ans, const rf__
 double rf__ilp_lp_late(const rf__ilp_lp_memo_t *memo, const rf_problem_t *pb, const rf_answer_t *ans,
                        const rf__ilp_clock_t *ck)
 {
+    if (ans->summary.preempted > 0)
+        return -1; /* the bound holds for answers that preempt nothing */
     double b = s_same_values(memo, ans) ? memo->bound : -1;
     /* the finer LP (or a first one for new values) with half the time left,
      * the rest for the per-gang bounds */

@@ -39,7 +39,7 @@ double rf__ilp_lp_bound(const rf_problem_t *pb, const rf_answer_t *ans, bool coa
  * RF__ILP_LP_SHARE of the time left) and reused after the search when the
  * values did not change; then the finer LP with half the time left. */
 #define RF__ILP_LP_MAX_VALUES 64
-#define RF__ILP_LP_SHARE      0.4
+#define RF__ILP_LP_SHARE      0.5
 /* Clusters above this many nodes get the coarse units first. */
 #define RF__ILP_LP_FINE_NODES 256
 

@@ -7,6 +7,7 @@
  *   an answer; the bound for its values, from both the fine and the coarse
  *   units, is never above its penalty (1e-6); it meets the penalty on some
  *   of them (the bound is not vacuous);
+ * - the three batches of tests/data/ilp/misses-* against their known optima;
  * - strength: a hand-made batch where each gang alone fits one rack but
  *   together one of them must span two: the bound sees the rack it costs,
  *   which the per-gang bound cannot, and `ilp` reports the answer optimal. */
@@ -20,6 +21,7 @@
 #include "../support/randprob.h"
 #include "../support/testutil.h"
 #include "clock.h"
+#include "file.h"
 #include "ilp_bound.h"
 #include "rackfit/rackfit.h"
 
@@ -128,5 +130,40 @@ Test(ilp_bound, sees_what_gangs_take_from_each_other)
     rf_answer_destroy(&a);
     rf_answer_destroy(&g);
     rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* The three contended batches of tests/data/ilp/misses-* with their optima
+ * from an independent exact solver: the bound for the optimum's values
+ * (fine and coarse) is never above the optimum's penalty. */
+Test(ilp_bound, never_above_the_known_optima_of_the_missed_batches)
+{
+    const char *names[] = {"batch-24n-a", "batch-64n-b", "batch-64n-c"};
+    for (int i = 0; i < 3; i++) {
+        char path[512], opt_path[512];
+        snprintf(path, sizeof path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.json", names[i]);
+        snprintf(opt_path, sizeof opt_path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.optimum.answer.json", names[i]);
+        rf_problem_t *pb = NULL;
+        rf_error_t err;
+        cr_assert_eq(rf_problem_from_json_file(path, NULL, &pb, &err), RF_OK, "%s: %s", path, err.message);
+        char *text = NULL;
+        size_t len = 0;
+        cr_assert_eq(rf__read_file(opt_path, 1 << 20, &text, &len, &err), RF_OK, "%s", err.message);
+        rf_answer_t *opt = NULL;
+        cr_assert_eq(rf_answer_from_json(pb, text, len, &opt, &err), RF_OK, "%s: %s", opt_path, err.message);
+        cr_assert_eq(rf_answer_finish(opt), RF_OK);
+        for (int coarse = 0; coarse < 2; coarse++) {
+            rf__ilp_lp_stats_t st;
+            double b = rf__ilp_lp_bound(pb, opt, coarse, rf_now_ms() + 30000, &st);
+            cr_assert(st.solved, "%s: the LP was not solved", names[i]);
+            cr_assert(b >= 0 && b <= opt->summary.penalty + 1e-6, "%s (coarse %d): bound %g, optimum %g", names[i],
+                      coarse, b, opt->summary.penalty);
+            cr_log_info("%s (coarse %d): bound %g, optimum %g (%d units, %d columns)", names[i], coarse, b,
+                        opt->summary.penalty, st.n_units, st.n_cols);
+        }
+        rf_answer_destroy(&opt);
+        free(text);
+        rf_problem_destroy(&pb);
+    }
     rf_test_no_leaks();
 }

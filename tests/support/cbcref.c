@@ -573,7 +573,9 @@ static bool s_run(s_ctx_t *c, int32_t si, char *err, size_t errlen)
         snprintf(err, errlen, "cannot write %s", lp);
         return false;
     }
-    snprintf(cmd, sizeof cmd, "cbc %s solve solu %s >%s/stage%d.log 2>&1", lp, sol, c->dir, si);
+    const char *sec = getenv("RF_CBCREF_SEC"); /* cbc's own time limit per stage: then "not optimal" */
+    snprintf(cmd, sizeof cmd, "cbc %s sec %d solve solu %s >%s/stage%d.log 2>&1", lp, sec ? atoi(sec) : 600, sol,
+             c->dir, si);
     if (system(cmd) != 0) {
         snprintf(err, errlen, "cbc failed on %s (see %s/stage%d.log)", lp, c->dir, si);
         return false;

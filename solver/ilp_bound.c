@@ -851,11 +851,13 @@ double rf__ilp_lp_late(const rf__ilp_lp_memo_t *memo, const rf_problem_t *pb, co
     if (ans->summary.preempted > 0)
         return -1; /* the bound holds for answers that preempt nothing */
     double b = s_same_values(memo, ans) ? memo->bound : -1;
-    /* the finer LP (or a first one for new values) with half the time left,
-     * the rest for the per-gang bounds */
+    /* a first LP for new values with 80 % of the time left (it is usually
+     * far above the per-gang bounds, which get the rest), or the finer LP
+     * after a coarse one with half */
     bool again = b < 0 || memo->coarse;
+    double share = b < 0 ? 0.8 : 0.5;
     if (again && ans->summary.penalty > b + 1e-6 && rf__ilp_left(ck) > 4 * RF__ILP_MIN_SLICE_MS)
-        b = fmax(b,
-                 rf__ilp_lp_bound(pb, ans, b >= 0 ? false : memo->coarse, rf_now_ms() + 0.5 * rf__ilp_left(ck), NULL));
+        b = fmax(
+            b, rf__ilp_lp_bound(pb, ans, b >= 0 ? false : memo->coarse, rf_now_ms() + share * rf__ilp_left(ck), NULL));
     return b;
 }

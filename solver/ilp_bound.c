@@ -861,3 +861,18 @@ double rf__ilp_lp_late(const rf__ilp_lp_memo_t *memo, const rf_problem_t *pb, co
             b, rf__ilp_lp_bound(pb, ans, b >= 0 ? false : memo->coarse, rf_now_ms() + share * rf__ilp_left(ck), NULL));
     return b;
 }
+
+bool rf__ilp_models_all(const rf_problem_t *pb)
+{
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++) {
+            const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
+            if (ps->slice.size > 1 && ps->n_bound > 0)
+                return false;
+            for (int32_t b = 0; b < ps->n_bound; b++)
+                for (int32_t l = 0; l < pb->n_levels; l++)
+                    if (!rf_node_label(&pb->nodes[ps->bound[b].node], pb->levels[l]))
+                        return false;
+        }
+    return true;
+}

@@ -56,4 +56,11 @@ void rf__ilp_lp_early(const rf_problem_t *pb, const rf_answer_t *ans, const rf__
 double rf__ilp_lp_late(const rf__ilp_lp_memo_t *memo, const rf_problem_t *pb, const rf_answer_t *ans,
                        const rf__ilp_clock_t *ck);
 
+/* Does the program model every gang of pb? Not a pod set whose bound pods
+ * hold ranks inside slices, nor a gang with bound pods on a node that lacks
+ * a level label: those keep the incumbent's decision (solver/ilp.c), so a
+ * proof of the values covers only answers that keep it too, and `optimal`
+ * cannot be claimed (bench/RESULTS.md, CBC section: seed 89). */
+bool rf__ilp_models_all(const rf_problem_t *pb);
+
 #endif

@@ -178,7 +178,8 @@ rf_status rf__ilp_run(const rf_solve_ctx_t *ctx, const rf_answer_t *first, const
     ans->summary.penalty_bound = fmin(bound, ans->summary.penalty);
     if (ans->summary.penalty - ans->summary.penalty_bound <= 1e-6)
         ans->summary.penalty_bound = ans->summary.penalty; /* GLPK's bound to within 1e-6 */
-    ans->summary.optimal = proven && ans->summary.penalty <= ans->summary.penalty_bound + 1e-6;
+    ans->summary.optimal =
+        proven && ans->summary.penalty <= ans->summary.penalty_bound + 1e-6 && rf__ilp_models_all(pb);
     ans->summary.mode_used = "ilp";
 done:
     free(gang_lb);

@@ -167,3 +167,31 @@ Test(ilp_bound, never_above_the_known_optima_of_the_missed_batches)
     }
     rf_test_no_leaks();
 }
+
+/* rf_randprob seed 89 (64 nodes, 12 gangs): gang g2 has a bound pod on n11,
+ * which lacks the block label; the program keeps such a gang as the greedy
+ * decided (it rejects g2, wrongly: the reference admits it, rf_check
+ * accepts that answer), so no proof of the values may be claimed. */
+Test(ilp_bound, no_optimal_claim_when_a_gang_is_not_modelled)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = 64;
+    o.max_gangs = 12;
+    o.max_pods = 8;
+    o.max_pod_sets = 2;
+    o.slice_bound = false;
+    char *json = rf_randprob(89, &o);
+    rf_problem_t *pb = rf_test_parse(json);
+    free(json);
+    cr_assert_not(rf__ilp_models_all(pb), "seed 89: a bound pod on a node without every level label");
+    rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 1, 3000);
+    rf_test_assert_feasible(pb, a, "seed 89");
+    cr_assert_not(a->summary.optimal, "seed 89: optimal claimed with g2 kept as the greedy rejected it");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    pb = rf_test_parse(S_RACKS);
+    cr_assert(rf__ilp_models_all(pb));
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}

@@ -56,11 +56,14 @@ void rf__ilp_lp_early(const rf_problem_t *pb, const rf_answer_t *ans, const rf__
 double rf__ilp_lp_late(const rf__ilp_lp_memo_t *memo, const rf_problem_t *pb, const rf_answer_t *ans,
                        const rf__ilp_clock_t *ck);
 
-/* Does the program model every gang of pb? Not a pod set whose bound pods
- * hold ranks inside slices, nor a gang with bound pods on a node that lacks
- * a level label: those keep the incumbent's decision (solver/ilp.c), so a
- * proof of the values covers only answers that keep it too, and `optimal`
- * cannot be claimed (bench/RESULTS.md, CBC section: seed 89). */
+/* Does the program model every decision of pb? Not a pod set whose bound
+ * pods hold ranks inside slices, nor a gang with bound pods on a node that
+ * lacks a level label: those keep the incumbent's decision (solver/ilp.c);
+ * nor preemption (the program keeps every running gang), when a
+ * preemptible running gang has a pending gang of higher priority. A proof
+ * of the values then covers only answers that keep those decisions, and
+ * `optimal` cannot be claimed (bench/RESULTS.md, CBC section: seeds 89, and
+ * 29 with running gangs). */
 bool rf__ilp_models_all(const rf_problem_t *pb);
 
 #endif

@@ -8,6 +8,9 @@
  *   units, is never above its penalty (1e-6); it meets the penalty on some
  *   of them (the bound is not vacuous);
  * - the three batches of tests/data/ilp/misses-* against their known optima;
+ * - no `optimal` claim where the program does not model a decision
+ *   (rf__ilp_models_all), on the two seeds where the CBC reference found
+ *   ilp claiming it at a lower value;
  * - strength: a hand-made batch where each gang alone fits one rack but
  *   together one of them must span two: the bound sees the rack it costs,
  *   which the per-gang bound cannot, and `ilp` reports the answer optimal. */
@@ -188,6 +191,19 @@ Test(ilp_bound, no_optimal_claim_when_a_gang_is_not_modelled)
     rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 1, 3000);
     rf_test_assert_feasible(pb, a, "seed 89");
     cr_assert_not(a->summary.optimal, "seed 89: optimal claimed with g2 kept as the greedy rejected it");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    /* seed 29 with up to 6 running gangs: preempting r1 admits 12 more GPUs at
+     * priority 2 (the reference's answer, which rf_check accepts); the
+     * program keeps every running gang */
+    o.max_running = 6;
+    json = rf_randprob(29, &o);
+    pb = rf_test_parse(json);
+    free(json);
+    cr_assert_not(rf__ilp_models_all(pb), "seed 29: a preemptible running gang below a pending gang");
+    a = rf_test_solve(pb, RF_MODE_ILP, 1, 3000);
+    rf_test_assert_feasible(pb, a, "seed 29");
+    cr_assert_not(a->summary.optimal, "seed 29: optimal claimed without seeing preemption");
     rf_answer_destroy(&a);
     rf_problem_destroy(&pb);
     pb = rf_test_parse(S_RACKS);

@@ -837,7 +837,9 @@ void rf__ilp_lp_early(const rf_problem_t *pb, const rf_answer_t *ans, const rf__
     memset(memo, 0, sizeof *memo);
     memo->bound = -1;
     double left = rf__ilp_left(ck);
-    if (ans->summary.n_value > RF__ILP_LP_MAX_VALUES || left < 4 * RF__ILP_MIN_SLICE_MS)
+    /* building it (tree, eligibility, units) costs about a greedy pass */
+    if (ans->summary.n_value > RF__ILP_LP_MAX_VALUES ||
+        RF__ILP_LP_SHARE * left < ck->greedy_ms + 4 * RF__ILP_MIN_SLICE_MS)
         return;
     memo->n_value = ans->summary.n_value;
     memcpy(memo->value, ans->summary.value, (size_t)memo->n_value * sizeof *memo->value);
@@ -856,7 +858,7 @@ double rf__ilp_lp_late(const rf__ilp_lp_memo_t *memo, const rf_problem_t *pb, co
      * after a coarse one with half */
     bool again = b < 0 || memo->coarse;
     double share = b < 0 ? 0.8 : 0.5;
-    if (again && ans->summary.penalty > b + 1e-6 && rf__ilp_left(ck) > 4 * RF__ILP_MIN_SLICE_MS)
+    if (again && ans->summary.penalty > b + 1e-6 && share * rf__ilp_left(ck) > ck->greedy_ms + 4 * RF__ILP_MIN_SLICE_MS)
         b = fmax(
             b, rf__ilp_lp_bound(pb, ans, b >= 0 ? false : memo->coarse, rf_now_ms() + share * rf__ilp_left(ck), NULL));
     return b;

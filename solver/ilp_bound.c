@@ -786,16 +786,22 @@ double rf__ilp_lp_bound(const rf_problem_t *pb, const rf_answer_t *ans, bool coa
     int64_t est = 0; /* x columns at most, about the LP's columns */
     for (int32_t g = 0; g < pb->n_gangs; g++)
         est += (int64_t)pb->gangs[g].n_pod_sets * s.n_units;
-    if (rf_now_ms() + s_lp_ms(est) > deadline_ms || !s_lp_build(&s, ans, deadline_ms))
-        goto done; /* it would not finish in time: GLPK's load and first factorisation do not look at the clock */
+    /* three times the expected time must fit: the machine may be loaded, and
+     * GLPK looks at the clock seldom (a simplex given 380 ms took 900 ms on
+     * gpu-1024 at load 4) */
+    if (rf_now_ms() + 3 * s_lp_ms(est) > deadline_ms || !s_lp_build(&s, ans, deadline_ms))
+        goto done;
     st->n_units = s.n_units;
     st->n_cols = s.mip.n_cols;
     st->n_rows = s.mip.n_rows;
     st->build_ms = rf_now_ms() - t0;
-    if (deadline_ms - rf_now_ms() < fmax(RF__ILP_MIN_SLICE_MS, s_lp_ms(s.mip.n_cols)))
+    if (deadline_ms - rf_now_ms() < fmax(RF__ILP_MIN_SLICE_MS, 3 * s_lp_ms(s.mip.n_cols)))
         goto done;
     rf__mip_stage_t stage = {.maximize = false, .n = (int32_t)s.on, .cols = s.ocol, .vals = s.oval, .keep_tol = 0};
-    rf__mip_opts_t mo = {.time_limit_ms = deadline_ms - rf_now_ms(), .mip_gap = 0};
+    /* at most 3x the expected time: slower than that, the machine is loaded
+     * and the rest of the time serves the other bounds better */
+    rf__mip_opts_t mo = {.time_limit_ms = fmin(deadline_ms - rf_now_ms(), 3 * s_lp_ms(s.mip.n_cols) + 50),
+                         .mip_gap = 0};
     rf__mip_result_t res;
     memset(&res, 0, sizeof res);
     rf_error_t e;
@@ -844,7 +850,9 @@ void rf__ilp_lp_early(const rf_problem_t *pb, const rf_answer_t *ans, const rf__
     memo->n_value = ans->summary.n_value;
     memcpy(memo->value, ans->summary.value, (size_t)memo->n_value * sizeof *memo->value);
     memo->coarse = pb->n_nodes > RF__ILP_LP_FINE_NODES;
-    memo->bound = rf__ilp_lp_bound(pb, ans, memo->coarse, rf_now_ms() + RF__ILP_LP_SHARE * left, NULL);
+    rf__ilp_lp_stats_t st;
+    memo->bound = rf__ilp_lp_bound(pb, ans, memo->coarse, rf_now_ms() + RF__ILP_LP_SHARE * left, &st);
+    memo->failed = st.solve_ms > 0 && !st.solved; /* the simplex ran out of time */
 }
 
 double rf__ilp_lp_late(const rf__ilp_lp_memo_t *memo, const rf_problem_t *pb, const rf_answer_t *ans,
@@ -856,7 +864,7 @@ double rf__ilp_lp_late(const rf__ilp_lp_memo_t *memo, const rf_problem_t *pb, co
     /* a first LP for new values with 80 % of the time left (it is usually
      * far above the per-gang bounds, which get the rest), or the finer LP
      * after a coarse one with half */
-    bool again = b < 0 || memo->coarse;
+    bool again = (b < 0 || memo->coarse) && !memo->failed; /* it would fail again, with less time */
     double share = b < 0 ? 0.8 : 0.5;
     if (again && ans->summary.penalty > b + 1e-6 && share * rf__ilp_left(ck) > ck->greedy_ms + 4 * RF__ILP_MIN_SLICE_MS)
         b = fmax(

@@ -46,6 +46,7 @@ double rf__ilp_lp_bound(const rf_problem_t *pb, const rf_answer_t *ans, bool coa
 typedef struct {
     double bound; /* -1: none */
     bool coarse;  /* it came from the coarse units */
+    bool failed;  /* its simplex ran out of time: no second LP (the per-gang bounds get the time) */
     int32_t n_value;
     rf_value_t value[RF__ILP_LP_MAX_VALUES]; /* the values it holds for */
 } rf__ilp_lp_memo_t;

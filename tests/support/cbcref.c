@@ -757,10 +757,51 @@ static void s_setup(s_ctx_t *c, const rf_problem_t *pb)
     c->stage[c->n_stage++] = (s_stage_t){.kind = 2, .k = -1};
 }
 
+/* The solution as an answer: placements slice domain by slice domain (in
+ * order of their first node), so that every s consecutive ranks share one
+ * domain; rejected gangs with a reason; preemptions. Not finished. */
+static rf_answer_t *s_answer(const s_ctx_t *c)
+{
+    const rf_problem_t *pb = c->pb;
+    rf_answer_t *a = rf_answer_new(pb);
+    rf_status rc = a ? RF_OK : RF_ENOMEM;
+    for (int32_t g = 0; rc == RF_OK && g < c->G; g++) {
+        if (!c->y[g]) {
+            rf_why_t why = {-1, -1, -1, -1};
+            rc = rf_answer_reject(a, g, why, "not admitted by the CBC reference's optimum");
+            continue;
+        }
+        for (int32_t p = 0; rc == RF_OK && p < pb->gangs[g].n_pod_sets; p++) {
+            const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
+            const int32_t l = ps->slice.size > 1 ? ps->slice.level : c->L - 1;
+            for (int32_t d = 0; rc == RF_OK && d < c->N; d++)
+                for (int32_t n = 0; rc == RF_OK && n < c->N; n++) {
+                    bool here = ps->slice.size > 1 ? c->dom[l * c->N + d] == d && c->dom[l * c->N + n] == d : n == d;
+                    if (here && c->x[S_IX(c, g, p, n)] > 0)
+                        rc = rf_answer_add(a, g, p, n, c->x[S_IX(c, g, p, n)]);
+                }
+        }
+        if (rc == RF_OK)
+            a->gangs[g].admitted = true; /* also when admitted on bound pods alone */
+    }
+    for (int32_t i = 0; rc == RF_OK && i < c->NR; i++)
+        rc = rf_answer_preempt(a, i, c->q[i] != 0);
+    if (rc != RF_OK)
+        rf_answer_destroy(&a);
+    return a;
+}
+
 bool rf_cbcref_solve(const rf_problem_t *pb, rf_cbcref_t *out, char *err, size_t errlen)
+{
+    return rf_cbcref_solve_answer(pb, out, NULL, err, errlen);
+}
+
+bool rf_cbcref_solve_answer(const rf_problem_t *pb, rf_cbcref_t *out, rf_answer_t **answer, char *err, size_t errlen)
 {
     const char *why = NULL;
     memset(out, 0, sizeof *out);
+    if (answer)
+        *answer = NULL;
     if (!rf_cbcref_supported(pb, &why)) {
         snprintf(err, errlen, "out of scope: %s", why);
         return false;
@@ -809,6 +850,10 @@ bool rf_cbcref_solve(const rf_problem_t *pb, rf_cbcref_t *out, char *err, size_t
             out->admitted[g] = c.y[g];
         for (int32_t i = 0; i < c.NR && i < RF_CBCREF_MAX_GANGS; i++)
             out->preempted[i] = c.q[i];
+        if (answer && !(*answer = s_answer(&c))) {
+            snprintf(err, errlen, "out of memory laying out the reference's answer");
+            ok = false;
+        }
     }
     if (c.dir[0] && strstr(c.dir, "XXXXXX") == NULL && !getenv("RF_CBCREF_KEEP")) {
         char cmd[128];

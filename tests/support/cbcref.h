@@ -55,5 +55,11 @@ bool rf_cbcref_supported(const rf_problem_t *problem, const char **why);
  * err[errlen] when out of scope, when cbc fails or does not prove
  * optimality, or when a temporary file cannot be written. */
 bool rf_cbcref_solve(const rf_problem_t *problem, rf_cbcref_t *out, char *err, size_t errlen);
+/* The same, and the optimum as an answer in *answer (caller destroys it;
+ * NULL on failure): placements laid out slice domain by slice domain,
+ * rejected gangs with a reason, preemptions; not finished, so that
+ * rf_answer_finish and rf_check judge it on their own. */
+bool rf_cbcref_solve_answer(const rf_problem_t *problem, rf_cbcref_t *out, rf_answer_t **answer, char *err,
+                            size_t errlen);
 
 #endif

@@ -15,7 +15,10 @@
  *   (rf_randprob, no running gangs): rf_solve in mode ilp with time_limit
  *   2000 ms must (a) pass rf_check, (b) reach CBC's optimum value at every
  *   priority, (c) reach its optimum penalty when it says `optimal`, and never
- *   report a penalty_bound above it (1e-6). The seeds are pinned (S_SEEDS) to
+ *   report a penalty_bound above it (1e-6). The reference's own answer is
+ *   checked too: rf_check accepts it, rf_answer_finish recomputes its value
+ *   and penalty, and the contention bound (solver/ilp_bound.c) for its values
+ *   is not above its penalty. The seeds are pinned (S_SEEDS) to
  *   those where ilp does reach the optimum within 2 s; the others are listed
  *   with their cause in bench/RESULTS.md ("ILP against an independent CBC
  *   reference").
@@ -37,6 +40,8 @@
 #include "../support/leak.h"
 #include "../support/randprob.h"
 #include "../support/testutil.h"
+#include "clock.h"
+#include "ilp_bound.h"
 #include "rackfit/rackfit.h"
 
 /* matched by ilp within 2 s in the scan of bench/RESULTS.md (CBC section), a
@@ -54,6 +59,29 @@ static void s_opts(rf_randprob_opts_t *o)
     o->max_pod_sets = 2;
     o->slice_bound = false;
     o->max_running = getenv("RF_CBCREF_RUNNING") ? 6 : 0;
+}
+
+/* The reference's optimum laid out as an answer: rf_check accepts it, and
+ * rf_answer_finish recomputes the reference's value and penalty from it;
+ * the contention bound for its values (solver/ilp_bound.c) is not above its
+ * penalty. */
+static void s_check_reference(const rf_problem_t *pb, const rf_cbcref_t *ref, rf_answer_t *refans, const char *what)
+{
+    char w[96];
+    snprintf(w, sizeof w, "%s: the reference's answer", what);
+    cr_assert_eq(rf_answer_finish(refans), RF_OK, "%s", w);
+    rf_test_assert_feasible(pb, refans, w);
+    cr_assert_eq(refans->summary.n_value, ref->n_value, "%s: priorities", w);
+    for (int32_t k = 0; k < ref->n_value; k++)
+        cr_assert(refans->summary.value[k].units == ref->value[k].units &&
+                      refans->summary.value[k].pods == ref->value[k].pods,
+                  "%s: value at priority %lld", w, (long long)ref->value[k].priority);
+    cr_assert(fabs(refans->summary.penalty - ref->penalty) <= 1e-6, "%s: penalty %g, the reference says %g", w,
+              refans->summary.penalty, ref->penalty);
+    rf__ilp_lp_stats_t st;
+    double b = rf__ilp_lp_bound(pb, refans, false, rf_now_ms() + 20000, &st);
+    cr_assert(b <= ref->penalty + 1e-6, "%s: contention bound %g above the optimum %g", what, b, ref->penalty);
+    cr_assert(b >= 0 || refans->summary.preempted > 0 || !st.solved, "%s: no contention bound", what);
 }
 
 /* Checks one seed; returns -1 when out of scope, 0 when ilp matched, 1 when not. */
@@ -74,7 +102,8 @@ static int s_check_seed(uint64_t seed, bool expect)
     char what[64], err[512];
     snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
     rf_cbcref_t ref;
-    bool solved = rf_cbcref_solve(pb, &ref, err, sizeof err);
+    rf_answer_t *refans = NULL;
+    bool solved = rf_cbcref_solve_answer(pb, &ref, &refans, err, sizeof err);
     if (!solved)
         rf_problem_destroy(&pb);
     if (!solved && !expect) { /* a scan: cbc ran out of its time (RF_CBCREF_SEC) */
@@ -82,6 +111,8 @@ static int s_check_seed(uint64_t seed, bool expect)
         return -1;
     }
     cr_assert(solved, "%s: cbc reference: %s", what, err);
+    s_check_reference(pb, &ref, refans, what);
+    rf_answer_destroy(&refans);
     const char *lim = getenv("RF_CBCREF_LIMIT_MS"); /* for investigation; the test is 2000 */
     rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 1, lim ? strtoll(lim, NULL, 10) : 2000);
     rf_test_assert_feasible(pb, a, what);

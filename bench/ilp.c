@@ -6,7 +6,9 @@
  * rf_check; value admitted, penalty, proven penalty bound, gap, wall time.
  * Then the time limit itself: `ilp` at limits from 10 ms to 2 s, the wall
  * time of rf_solve measured outside it, against the contract's allowance
- * (5 % or 10 ms, whichever is larger). Prints markdown on stdout. */
+ * (5 % or 10 ms, whichever is larger). Prints markdown on stdout.
+ * With --gap: only the gap (issue 10): `ilp` on 2 threads at 100 ms, 1 s
+ * and 10 s on each batch, one run each, penalty against penalty_bound. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,13 +85,32 @@ static void s_row(const char *problem, const char *what, const rf_answer_t *a, c
                       : "WORSE");
 }
 
+/* The gap table: ilp on 2 threads at 0.1, 1 and 10 s, one run each. */
+static void s_gap(const s_case_t *cases, int n)
+{
+    printf("### the gap (ilp, 2 threads)\n\n| problem | limit ms | admitted | penalty | penalty bound | gap | proven "
+           "optimal | wall ms |\n|---|---:|---:|---:|---:|---:|---|---:|\n");
+    const int64_t limits[] = {100, 1000, 10000};
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < sizeof limits / sizeof *limits; k++) {
+            double w;
+            rf_answer_t *a = s_run(cases[i].pb, RF_MODE_ILP, 2, limits[k], &w);
+            double pen = a->summary.penalty, lb = a->summary.penalty_bound;
+            printf("| %s | %lld | %d | %.0f | %.0f | %.1f %% | %s | %.0f |\n", cases[i].name, (long long)limits[k],
+                   a->summary.admitted, pen, lb, pen > 0 ? 100.0 * (pen - lb) / pen : 0.0,
+                   a->summary.optimal ? "yes" : "no", w);
+            fflush(stdout);
+            rf_answer_destroy(&a);
+        }
+}
+
 int bench_ilp_main(int argc, char **argv);
 
 int bench_ilp_main(int argc, char **argv)
 {
     const char *models = "models";
     int64_t limit = 1000;
-    bool large = true;
+    bool large = true, gap = false;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--models") == 0 && i + 1 < argc)
             models = argv[++i];
@@ -97,8 +118,10 @@ int bench_ilp_main(int argc, char **argv)
             limit = strtoll(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--skip-large") == 0)
             large = false;
+        else if (strcmp(argv[i], "--gap") == 0)
+            gap = true;
         else {
-            fprintf(stderr, "usage: rackfit-bench ilp [--models DIR] [--limit MS] [--skip-large]\n");
+            fprintf(stderr, "usage: rackfit-bench ilp [--models DIR] [--limit MS] [--skip-large] [--gap]\n");
             return 2;
         }
     }
@@ -129,6 +152,12 @@ int bench_ilp_main(int argc, char **argv)
         }
         bench_buf_fini(&b);
         cases[n++].name = "fabric-16384 (generated, seed 1)";
+    }
+    if (gap) {
+        s_gap(cases, n);
+        for (int i = 0; i < n; i++)
+            rf_problem_destroy(&cases[i].pb);
+        return 0;
     }
     printf("### greedy against ilp (time limit %lld ms)\n\n", (long long)limit);
     printf("| problem | strategy | admitted | GPUs per priority | GPUs | pods | penalty | penalty bound | gap | proven "

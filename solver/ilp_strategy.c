@@ -21,6 +21,7 @@
 
 #include "clock.h"
 #include "greedy.h"
+#include "ilp_bound.h"
 #include "ilp_search.h"
 #include "strategy.h"
 
@@ -158,6 +159,8 @@ rf_status rf__ilp_run(const rf_solve_ctx_t *ctx, const rf_answer_t *first, const
         tight_rows += (int64_t)pb->gangs[g].n_pod_sets * pb->n_nodes * pb->n_levels;
     }
     bool small = exact_cols <= S_EXACT_COLS;
+    rf__ilp_lp_memo_t lpm; /* the contention bound for the start's values */
+    rf__ilp_lp_early(pb, ans, &ck, &lpm);
     double bound = ans->summary.penalty_bound;
     bool proven = false; /* the answer's values are proven the most there is */
     if (small || exact_cols <= S_WHOLE_COLS) {
@@ -168,12 +171,15 @@ rf_status rf__ilp_run(const rf_solve_ctx_t *ctx, const rf_answer_t *first, const
     }
     if (rc != RF_OK)
         goto done;
+    if (ans->summary.penalty > bound + 1e-6) /* the contention bound (issue 10) */
+        bound = fmax(bound, rf__ilp_lp_late(&lpm, pb, ans, &ck));
     if (ans->summary.penalty > bound + 1e-6)
         bound = fmax(bound, rf__ilp_gang_bounds(pb, &ck, ans, gang_lb, threads));
     ans->summary.penalty_bound = fmin(bound, ans->summary.penalty);
     if (ans->summary.penalty - ans->summary.penalty_bound <= 1e-6)
         ans->summary.penalty_bound = ans->summary.penalty; /* GLPK's bound to within 1e-6 */
-    ans->summary.optimal = proven && ans->summary.penalty <= ans->summary.penalty_bound + 1e-6;
+    ans->summary.optimal =
+        proven && ans->summary.penalty <= ans->summary.penalty_bound + 1e-6 && rf__ilp_models_all(pb);
     ans->summary.mode_used = "ilp";
 done:
     free(gang_lb);

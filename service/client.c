@@ -117,6 +117,22 @@ rf_client_t *rf_client_new(const char *endpoint, const rf_client_opts_t *opts, r
     return c;
 }
 
+/* The received message's bytes copied into *reply (malloc'ed, the caller's), and the message closed. */
+static rf_status s_take(zmq_msg_t *m, void **reply, size_t *reply_len, rf_error_t *err)
+{
+    size_t n = zmq_msg_size(m);
+    void *buf = malloc(n ? n : 1);
+    if (!buf) {
+        zmq_msg_close(m);
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    memcpy(buf, zmq_msg_data(m), n);
+    zmq_msg_close(m);
+    *reply = buf;
+    *reply_len = n;
+    return RF_OK;
+}
+
 rf_status rf_client_request(rf_client_t *c, const void *msg, size_t len, void **reply, size_t *reply_len,
                             rf_error_t *err)
 {
@@ -136,17 +152,7 @@ rf_status rf_client_request(rf_client_t *c, const void *msg, size_t len, void **
         return rf_error_set(err, e == EAGAIN ? RF_ETIMEOUT : RF_EIO, "", "no reply: %s",
                             e == EAGAIN ? "timed out" : zmq_strerror(e));
     }
-    size_t n = zmq_msg_size(&m);
-    void *buf = malloc(n ? n : 1);
-    if (!buf) {
-        zmq_msg_close(&m);
-        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-    }
-    memcpy(buf, zmq_msg_data(&m), n);
-    zmq_msg_close(&m);
-    *reply = buf;
-    *reply_len = n;
-    return RF_OK;
+    return s_take(&m, reply, reply_len, err);
 }
 
 rf_status rf_client_send(rf_client_t *c, const void *msg, size_t len, rf_error_t *err)
@@ -182,17 +188,7 @@ rf_status rf_client_recv(rf_client_t *c, int timeout_ms, void **reply, size_t *r
             break;
         zmq_msg_close(&m);
     }
-    size_t n = zmq_msg_size(&m);
-    void *buf = malloc(n ? n : 1);
-    if (!buf) {
-        zmq_msg_close(&m);
-        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-    }
-    memcpy(buf, zmq_msg_data(&m), n);
-    zmq_msg_close(&m);
-    *reply = buf;
-    *reply_len = n;
-    return RF_OK;
+    return s_take(&m, reply, reply_len, err);
 }
 
 /* ------------------------------------------------------------ JSON output */

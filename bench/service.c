@@ -147,14 +147,22 @@ static int s_expect_ok(const void *reply, size_t len, const char *what)
     return 0;
 }
 
+/* A request's first keys: a map of n_keys entries, "id" and "op" (the op's name). */
+static void s_msg_head(rf__mp_writer_t *w, uint32_t n_keys, long id, const char *op)
+{
+    rf__mp_writer_reset(w);
+    rf__mp_map(w, n_keys);
+    rf__mp_key(w, "id");
+    rf__mp_int(w, id);
+    rf__mp_key(w, "op");
+    rf__mp_str(w, op);
+}
+
 static void s_solve_msg(rf__mp_writer_t *w, long id)
 {
     char gang[64];
     snprintf(gang, sizeof gang, "bench/g%ld", id);
-    rf__mp_writer_reset(w);
-    rf__mp_map(w, 6);
-    rf__mp_key(w, "id");
-    rf__mp_int(w, id);
+    s_msg_head(w, 6, id, "solve");
     rf__mp_key(w, "cluster_name");
     rf__mp_str(w, "bench");
     rf__mp_key(w, "commit");
@@ -163,8 +171,6 @@ static void s_solve_msg(rf__mp_writer_t *w, long id)
     rf__mp_map(w, 1);
     rf__mp_key(w, "mode");
     rf__mp_str(w, "greedy");
-    rf__mp_key(w, "op");
-    rf__mp_str(w, "solve");
     rf__mp_key(w, "gangs");
     rf__mp_array(w, 1);
     rf__mp_map(w, 3);
@@ -191,12 +197,7 @@ static void s_release_msg(rf__mp_writer_t *w, long id)
 {
     char gang[64];
     snprintf(gang, sizeof gang, "bench/g%ld", id);
-    rf__mp_writer_reset(w);
-    rf__mp_map(w, 4);
-    rf__mp_key(w, "id");
-    rf__mp_int(w, -id - 1);
-    rf__mp_key(w, "op");
-    rf__mp_str(w, "cluster.release");
+    s_msg_head(w, 4, -id - 1, "cluster.release");
     rf__mp_key(w, "name");
     rf__mp_str(w, "bench");
     rf__mp_key(w, "gangs");
@@ -206,12 +207,7 @@ static void s_release_msg(rf__mp_writer_t *w, long id)
 
 static void s_ping_msg(rf__mp_writer_t *w, long id)
 {
-    rf__mp_writer_reset(w);
-    rf__mp_map(w, 2);
-    rf__mp_key(w, "id");
-    rf__mp_int(w, id);
-    rf__mp_key(w, "op");
-    rf__mp_str(w, "ping");
+    s_msg_head(w, 2, id, "ping");
 }
 
 /* A small solve that the server puts on its solver lane (mode auto, the

@@ -569,6 +569,7 @@ static const char s_usage[] =
     "  rackfit-bench gen fabric  [--blocks B] [--racks R] [--hosts H] [--gangs G] [--seed S]\n"
     "                            [--load X] [--contention C] -o FILE\n"
     "  rackfit-bench gen lingjun --topo PATH/topo.csv [--gangs G] [--seed S] [--load X] [--contention C] -o FILE\n"
+    "  rackfit-bench gen running BASE.json [--fill F] [--seed S] -o FILE\n"
     "  rackfit-bench solve FILE... [--runs N] [--out FILE] [--answers DIR] [--no-pin]\n"
     "  rackfit-bench run    [--models DIR] [--runs N] [--out FILE] [--answers DIR] [--skip-large] [--no-pin]\n"
     "  rackfit-bench report [--models DIR] [--runs N] [--out FILE] [--answers DIR] [--skip-large] [--no-pin]\n"
@@ -598,10 +599,61 @@ static double s_num(const char *flag, const char *v)
     return x;
 }
 
+static char *s_read(const char *path, size_t *len);
+
+/* gen running BASE.json [--fill F] [--seed S] -o FILE: the running-gang
+ * variant of a problem (gen.h). */
+static int s_gen_running(int argc, char **argv)
+{
+    const char *base = NULL, *out = NULL;
+    bench_run_opts_t o;
+    bench_run_opts_default(&o);
+    for (int i = 3; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--fill") == 0)
+            o.fill = s_num(a, s_arg(argc, argv, &i));
+        else if (strcmp(a, "--seed") == 0)
+            o.seed = strtoull(s_arg(argc, argv, &i), NULL, 0);
+        else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0)
+            out = s_arg(argc, argv, &i);
+        else if (a[0] != '-' && !base)
+            base = a;
+        else
+            s_die(2, "gen running: unexpected argument %s\n%s", a, s_usage);
+    }
+    if (!base || !out)
+        s_die(2, "gen running: BASE.json and -o FILE are required");
+    rf_limits_t lim;
+    s_limits(&lim);
+    rf_problem_t *p = NULL;
+    rf_error_t err;
+    rf_error_clear(&err);
+    if (rf_problem_from_json_file(base, &lim, &p, &err) != RF_OK)
+        s_die(1, "%s: %s%s%s", base, err.message, err.path[0] ? " at " : "", err.path);
+    bench_buf_t b;
+    bench_buf_init(&b);
+    bench_run_stats_t st;
+    if (bench_gen_running(p, &o, &b, &st, &err) != RF_OK)
+        s_die(1, "gen running: %s", err.message);
+    FILE *fp = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
+    if (!fp || fwrite(b.data, 1, b.len, fp) != b.len || (fp != stdout && fclose(fp) != 0))
+        s_die(1, "%s: %s", out, strerror(errno));
+    fprintf(stderr,
+            "rackfit-bench gen running: %d running gangs (%d not preemptible), %lld pods, %lld GPUs (%lld at "
+            "priority 0); free GPUs %lld -> %lld; %zu bytes\n",
+            (int)st.running, (int)st.not_preemptible, (long long)st.running_pods, (long long)st.running_gpus,
+            (long long)st.running_gpus_low, (long long)st.gpus_free_before, (long long)st.gpus_free_after, b.len);
+    bench_buf_fini(&b);
+    rf_problem_destroy(&p);
+    return 0;
+}
+
 static int s_gen(int argc, char **argv)
 {
     if (argc < 3)
         s_die(2, "%s", s_usage);
+    if (strcmp(argv[2], "running") == 0)
+        return s_gen_running(argc, argv);
     const char *kind = argv[2], *out = NULL;
     bench_gen_opts_t o;
     if (strcmp(kind, "fabric") == 0)
@@ -609,7 +661,7 @@ static int s_gen(int argc, char **argv)
     else if (strcmp(kind, "lingjun") == 0)
         bench_gen_opts_lingjun(&o);
     else
-        s_die(2, "gen: unknown kind %s (fabric or lingjun)", kind);
+        s_die(2, "gen: unknown kind %s (fabric, lingjun or running)", kind);
     for (int i = 3; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--blocks") == 0)

@@ -1,5 +1,7 @@
-/* bench/baseline_kueue.c: the "kueue" strategy, a Kueue TAS-style placer used
- * as a baseline by rackfit-bench.
+/* bench/baseline_kueue.c: the "kueue" and "kueue-preempt" strategies, a
+ * Kueue TAS-style placer used as a baseline by rackfit-bench; "kueue" never
+ * preempts (the simulator's baseline: docs/simulator.md), "kueue-preempt"
+ * preempts running gangs as Kueue does (below).
  *
  * One gang at a time in queue order (priority descending, then problem order),
  * never revisiting an earlier decision:
@@ -23,8 +25,8 @@
  *   admission, coarsened to these two sizes), then rejected.
  * - bound pods are kept and count toward the required domains; a pod set that
  *   has both slices and bound pods is rejected (ranks are out of scope here).
- * - preemption, as Kueue does it within a ClusterQueue (withinClusterQueue:
- *   LowerPriority): a gang that fits at neither size may evict running gangs
+ * - preemption ("kueue-preempt" only), as Kueue does it within a
+ *   ClusterQueue (withinClusterQueue: LowerPriority): a gang that fits at neither size may evict running gangs
  *   (`running`, whole workloads only). Candidates: the running gangs of
  *   strictly lower priority, `preemptible`, not evicted yet, with a pod on a
  *   node the gang could use (Kueue: the workloads using a flavor that needs
@@ -112,6 +114,7 @@ typedef struct {
     int32_t *run_count; /* [placements] pods there */
     bool *evicted;      /* [n_running] */
     bool any_evicted;
+    bool preempt; /* the strategy preempts ("kueue-preempt") */
 } s_ctx_t;
 
 /* ---- local methods --------------------------------------------------------------------------------------------- */
@@ -762,7 +765,7 @@ static rf_status s_candidates(const s_ctx_t *c, const rf_gang_t *g, int32_t **ou
 static rf_status s_preempt(s_ctx_t *c, const rf_gang_t *g, int64_t *want, int32_t primary, bool *ok)
 {
     *ok = false;
-    if (c->p->options.preemption == RF_PREEMPT_NEVER || c->p->n_running == 0)
+    if (!c->preempt || c->p->options.preemption == RF_PREEMPT_NEVER || c->p->n_running == 0)
         return RF_OK;
     int32_t *cand = NULL, n = 0;
     RF_CALL(s_candidates(c, g, &cand, &n));
@@ -968,12 +971,13 @@ done:
 
 /* ---- callbacks ------------------------------------------------------------------------------------------------- */
 
-static rf_status s_solve(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_error_t *err)
+static rf_status s_solve_with(const rf_solve_ctx_t *ctx, rf_answer_t *answer, bool preempt, rf_error_t *err)
 {
     const rf_problem_t *problem = rf_solve_ctx_problem(ctx);
     s_ctx_t c;
     int32_t *queue = NULL;
     rf_status st = s_ctx_init(&c, problem, err);
+    c.preempt = preempt;
     if (st != RF_OK)
         goto done;
     queue = bench_queue_order(problem);
@@ -999,11 +1003,21 @@ static rf_status s_solve(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_erro
         goto done;
     }
     rf_answer_finish(answer);
-    answer->summary.mode_used = "kueue";
+    answer->summary.mode_used = preempt ? "kueue-preempt" : "kueue";
 done:
     free(queue);
     s_ctx_fini(&c);
     return st;
+}
+
+static rf_status s_solve(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_error_t *err)
+{
+    return s_solve_with(ctx, answer, false, err);
+}
+
+static rf_status s_solve_preempt(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_error_t *err)
+{
+    return s_solve_with(ctx, answer, true, err);
 }
 
 /* ---- interface ------------------------------------------------------------------------------------------------- */
@@ -1012,4 +1026,10 @@ const rf_strategy_t bench_strategy_kueue = {
     .name = "kueue",
     .description = "baseline: one gang at a time in queue order, Kueue TAS-style best fit",
     .solve = s_solve,
+};
+
+const rf_strategy_t bench_strategy_kueue_preempt = {
+    .name = "kueue-preempt",
+    .description = "baseline: kueue, with Kueue's preemption of lower-priority running gangs within a ClusterQueue",
+    .solve = s_solve_preempt,
 };

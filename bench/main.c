@@ -852,7 +852,7 @@ static int s_suite(s_cfg_t *cfg, int argc, char **argv, bool full)
  * answer is checked by rf_check (an infeasible one stops the run, exit 3)
  * and the last run's answer is the one reported. Prints a markdown section. */
 
-#define S_PRE_STRATEGIES 4
+#define S_PRE_STRATEGIES 5
 
 typedef struct {
     bool ran;
@@ -878,7 +878,7 @@ typedef struct {
     s_pre_q_t q[S_PRE_STRATEGIES];
 } s_pre_result_t;
 
-static const char *const s_pre_names[S_PRE_STRATEGIES] = {"greedy", "ilp", "auto", "kueue"};
+static const char *const s_pre_names[S_PRE_STRATEGIES] = {"greedy", "ilp", "auto", "kueue-preempt", "kueue"};
 
 static void s_pre_quality(const rf_problem_t *p, const rf_answer_t *a, s_pre_q_t *q)
 {
@@ -935,7 +935,9 @@ static void s_pre_measure(const s_cfg_t *cfg, const char *name, const rf_problem
         s_die(1, "out of memory");
     rf_answer_t *greedy = NULL;
     for (int k = 0; k < S_PRE_STRATEGIES; k++) {
-        const rf_strategy_t *strategy = k == 3 ? &bench_strategy_kueue : rf_strategy_find(s_pre_names[k]);
+        const rf_strategy_t *strategy = k == 3   ? &bench_strategy_kueue_preempt
+                                        : k == 4 ? &bench_strategy_kueue
+                                                 : rf_strategy_find(s_pre_names[k]);
         s_pre_q_t *q = &res->q[k];
         q->vs_greedy = 2;
         if (!strategy) {

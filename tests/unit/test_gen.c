@@ -4,7 +4,7 @@
  * that the greedy strategy solves feasibly; bad sizes are refused. The
  * running-gang variant: deterministic, valid, the running pods in used, the
  * greedy preempts on it (rf_check accepts its answer and the kueue
- * baseline's), and with nothing to fill it is the base problem again. */
+ * baseline's with preemption), and with nothing to fill it is the base problem again. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -214,8 +214,9 @@ Test(gen, running_variant_is_valid_and_makes_the_greedy_preempt)
     rf_solve_opts_default(&opts);
     opts.threads = 1;
     rf_error_t err;
-    cr_assert_eq(rf_solve_with(&bench_strategy_kueue, pb, &opts, &ans, &err), RF_OK, "%s", err.message);
-    rf_test_assert_feasible(pb, ans, "kueue on a running-gang variant");
+    cr_assert_eq(rf_solve_with(&bench_strategy_kueue_preempt, pb, &opts, &ans, &err), RF_OK, "%s", err.message);
+    rf_test_assert_feasible(pb, ans, "kueue-preempt on a running-gang variant");
+    cr_assert_gt(ans->summary.preempted, 0, "the variant makes the baseline preempt too");
     rf_answer_destroy(&ans);
 
     rf_problem_destroy(&pb);

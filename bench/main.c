@@ -21,8 +21,9 @@
  * the smaller ones' leftovers, if any: an upper bound).
  *
  * `preempt` does the same for the models' running-gang variants (gen.h,
- * bench_gen_running) with greedy, ilp, auto and the kueue baseline, whose
- * answers preempt running gangs (see the section near the end). */
+ * bench_gen_running) with greedy, ilp, auto and the Kueue-style baselines,
+ * "kueue-preempt" (Kueue's preemption) and "kueue" (none), whose answers
+ * preempt running gangs (see the section near the end). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -590,8 +591,8 @@ static const char s_usage[] =
     "report prints a whole RESULTS.md (method, machine, tables); --answers DIR saves every answer as\n"
     "DIR/<problem>.<strategy>.json (check one with `rackfit check PROBLEM ANSWER`).\n"
     "preempt solves the running-gang variant of each model (gen running, fill 0.6, seed 1) with greedy, ilp,\n"
-    "auto (limit 1000 ms) and the kueue baseline with preemption, and prints the table of bench/RESULTS.md's\n"
-    "\"Preemption\" section.\n";
+    "auto (limit 1000 ms) and the kueue baselines with (kueue-preempt) and without preemption, and prints the\n"
+    "table of bench/RESULTS.md's \"Preemption\" section.\n";
 
 static const char *s_arg(int argc, char **argv, int *i)
 {
@@ -847,7 +848,8 @@ static int s_suite(s_cfg_t *cfg, int argc, char **argv, bool full)
  *
  * For each batch model, its running-gang variant (bench_gen_running, gen.h)
  * made in memory, solved by greedy, ilp and auto (time limit L, default
- * 1,000 ms) and the kueue baseline with preemption, all through
+ * 1,000 ms) and the Kueue-style baselines with preemption (kueue-preempt)
+ * and without (kueue), all through
  * rf_solve_with on one thread, N runs each (median time, min, max); every
  * answer is checked by rf_check (an infeasible one stops the run, exit 3)
  * and the last run's answer is the one reported. Prints a markdown section. */
@@ -990,7 +992,7 @@ static void s_pre_measure(const s_cfg_t *cfg, const char *name, const rf_problem
     free(t);
     free(cpu);
     rf_problem_destroy(&p);
-    fprintf(stderr, "rackfit-bench preempt: %s: %d running gangs, greedy %.1f ms, kueue %.1f ms\n", name,
+    fprintf(stderr, "rackfit-bench preempt: %s: %d running gangs, greedy %.1f ms, kueue-preempt %.1f ms\n", name,
             (int)res->running, res->q[0].ms, res->q[3].ms);
 }
 

@@ -26,26 +26,28 @@
  * - bound pods are kept and count toward the required domains; a pod set that
  *   has both slices and bound pods is rejected (ranks are out of scope here).
  * - preemption ("kueue-preempt" only), as Kueue does it within a
- *   ClusterQueue (withinClusterQueue: LowerPriority): a gang that fits at neither size may evict running gangs
- *   (`running`, whole workloads only). Candidates: the running gangs of
- *   strictly lower priority, `preemptible`, not evicted yet, with a pod on a
- *   node the gang could use (Kueue: the workloads using a flavor that needs
- *   preemption), ordered by priority ascending, then most recently admitted
- *   first (the later in `running`, the more recent): Kueue's
- *   CandidatesOrdering, pkg/scheduler/preemption/common/ordering.go
+ *   ClusterQueue (withinClusterQueue: LowerPriority): a gang that fits at
+ *   neither size may evict running gangs (`running`, whole workloads only).
+ *   Candidates (Kueue's findCandidates): the running gangs of strictly lower
+ *   priority, `preemptible`, not evicted yet, with a pod on a node the gang
+ *   could use (Kueue: workloadUsesResources, the workloads using a flavor
+ *   that needs preemption), ordered by priority ascending, then most
+ *   recently admitted first (the later in `running`, the more recent):
+ *   Kueue's CandidatesOrdering, pkg/scheduler/preemption/common/ordering.go
  *   (kubernetes-sigs/kueue, commit 04b063c). They are removed one at a time
  *   until the gang fits (in a domain, as above), then added back in the
  *   reverse order of removal, all but the last removed, wherever the gang
- *   still fits without them: Kueue's minimalPreemptions,
- *   pkg/scheduler/preemption/preemption.go. "One at a time" is searched by
- *   doubling then bisection over the prefix length, which finds the same
- *   shortest prefix wherever more room never makes a fit fail (always for
- *   one pod set; the descent is greedy, so not proven for several). At
- *   `count` first, then (elastic gangs) at `min_count`.
+ *   still fits without them: Kueue's minimalPreemptions and
+ *   fillBackWorkloads, pkg/scheduler/preemption/preemption.go (commit
+ *   006767f). "One at a time" is searched by doubling then bisection over
+ *   the prefix length, which finds the same shortest prefix wherever more
+ *   room never makes a fit fail (always for one pod set; the descent is
+ *   greedy, so not proven for several). At `count` first, then (elastic
+ *   gangs) at `min_count`.
  *   Two rules are the contract's, not Kueue's (Kueue counts quota, not
  *   nodes): the room a victim frees serves only gangs above its priority
- *   (on each node, for every priority p of the batch at or above the gang's,
- *   the new pods of priority <= p fit in max(0, allocatable - used +
+ *   (on each node, for every priority p of the batch at or above the
+ *   gang's, the new pods of priority <= p fit in max(0, allocatable - used +
  *   freed(< p))); and a victim on whose nodes no gang of higher priority
  *   placed a new pod is kept again after the gang is placed (every
  *   preempted gang needs a preemptor: PLACEMENT-MODEL.md). Under

@@ -1,5 +1,7 @@
-/* bench/baseline_kueue.c: the "kueue" strategy, a Kueue TAS-style placer used
- * as a baseline by rackfit-bench.
+/* bench/baseline_kueue.c: the "kueue" and "kueue-preempt" strategies, a
+ * Kueue TAS-style placer used as a baseline by rackfit-bench; "kueue" never
+ * preempts (the simulator's baseline: docs/simulator.md), "kueue-preempt"
+ * preempts running gangs as Kueue does (below).
  *
  * One gang at a time in queue order (priority descending, then problem order),
  * never revisiting an earlier decision:
@@ -23,6 +25,33 @@
  *   admission, coarsened to these two sizes), then rejected.
  * - bound pods are kept and count toward the required domains; a pod set that
  *   has both slices and bound pods is rejected (ranks are out of scope here).
+ * - preemption ("kueue-preempt" only), as Kueue does it within a
+ *   ClusterQueue (withinClusterQueue: LowerPriority): a gang that fits at
+ *   neither size may evict running gangs (`running`, whole workloads only).
+ *   Candidates (Kueue's findCandidates): the running gangs of strictly lower
+ *   priority, `preemptible`, not evicted yet, with a pod on a node the gang
+ *   could use (Kueue: workloadUsesResources, the workloads using a flavor
+ *   that needs preemption), ordered by priority ascending, then most
+ *   recently admitted first (the later in `running`, the more recent):
+ *   Kueue's CandidatesOrdering, pkg/scheduler/preemption/common/ordering.go
+ *   (kubernetes-sigs/kueue, commit 04b063c). They are removed one at a time
+ *   until the gang fits (in a domain, as above), then added back in the
+ *   reverse order of removal, all but the last removed, wherever the gang
+ *   still fits without them: Kueue's minimalPreemptions and
+ *   fillBackWorkloads, pkg/scheduler/preemption/preemption.go (commit
+ *   006767f). "One at a time" is searched by doubling then bisection over
+ *   the prefix length, which finds the same shortest prefix wherever more
+ *   room never makes a fit fail (always for one pod set; the descent is
+ *   greedy, so not proven for several). At `count` first, then (elastic
+ *   gangs) at `min_count`.
+ *   Two rules are the contract's, not Kueue's (Kueue counts quota, not
+ *   nodes): the room a victim frees serves only gangs above its priority
+ *   (on each node, for every priority p of the batch at or above the
+ *   gang's, the new pods of priority <= p fit in max(0, allocatable - used +
+ *   freed(< p))); and a victim on whose nodes no gang of higher priority
+ *   placed a new pod is kept again after the gang is placed (every
+ *   preempted gang needs a preemptor: PLACEMENT-MODEL.md). Under
+ *   `options.preemption: never` nothing is evicted.
  *
  * Self-contained: it uses only the public API (no solver/ internals), so a bug
  * in the library's greedy cannot leak into the baseline. Deterministic. */
@@ -75,6 +104,19 @@ typedef struct {
     /* scratch for the descent */
     int32_t *scratch;
     int32_t n_scratch_cap;
+    /* preemption: the room per node is recomputed from these (s_room) */
+    int64_t *base; /* [n_nodes * R] allocatable - used (not floored; UNLIMITED kept) */
+    int64_t *prio; /* [K] the batch's distinct priorities, ascending */
+    int32_t K;
+    int32_t cur_k;      /* index in prio of the gang being placed */
+    int64_t *newuse;    /* [n_nodes * K * R] what the new pods of each priority use */
+    int32_t *run_first; /* [n_nodes + 1] CSR: running pod-set placements per node */
+    int32_t *run_gang;  /* [placements] running gang index */
+    int32_t *run_ps;    /* [placements] its pod set */
+    int32_t *run_count; /* [placements] pods there */
+    bool *evicted;      /* [n_running] */
+    bool any_evicted;
+    bool preempt; /* the strategy preempts ("kueue-preempt") */
 } s_ctx_t;
 
 /* ---- local methods --------------------------------------------------------------------------------------------- */
@@ -134,6 +176,119 @@ static void s_ctx_fini(s_ctx_t *c)
     free(c->emit);
     free(c->emit_ps);
     free(c->scratch);
+    free(c->base);
+    free(c->prio);
+    free(c->newuse);
+    free(c->run_first);
+    free(c->run_gang);
+    free(c->run_ps);
+    free(c->run_count);
+    free(c->evicted);
+}
+
+static int s_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* What preemption needs: the unfloored room, the batch's priorities, the
+ * new pods' use per priority, and the running gangs' placements by node. */
+static rf_status s_ctx_init_preempt(s_ctx_t *c, rf_error_t *err)
+{
+    const rf_problem_t *p = c->p;
+    size_t N = (size_t)p->n_nodes, R = (size_t)c->R;
+    c->base = malloc((N ? N : 1) * R * sizeof(int64_t));
+    c->prio = malloc((size_t)(p->n_gangs ? p->n_gangs : 1) * sizeof(int64_t));
+    c->run_first = calloc(N + 1, sizeof(int32_t));
+    c->evicted = calloc((size_t)(p->n_running ? p->n_running : 1), sizeof(bool));
+    if (!c->base || !c->prio || !c->run_first || !c->evicted)
+        return rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
+    for (size_t n = 0; n < N; n++)
+        for (size_t r = 0; r < R; r++) {
+            int64_t a = p->nodes[n].allocatable[r];
+            c->base[n * R + r] = a == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : a - p->nodes[n].used[r];
+        }
+    for (int32_t g = 0; g < p->n_gangs; g++)
+        c->prio[g] = p->gangs[g].priority;
+    qsort(c->prio, (size_t)p->n_gangs, sizeof(int64_t), s_cmp_i64);
+    c->K = 0;
+    for (int32_t g = 0; g < p->n_gangs; g++)
+        if (c->K == 0 || c->prio[c->K - 1] != c->prio[g])
+            c->prio[c->K++] = c->prio[g];
+    c->newuse = calloc((N ? N : 1) * (size_t)(c->K ? c->K : 1) * R, sizeof(int64_t));
+    if (!c->newuse)
+        return rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
+    int32_t total = 0;
+    for (int32_t v = 0; v < p->n_running; v++)
+        for (int32_t j = 0; j < p->running[v].n_pod_sets; j++)
+            for (int32_t i = 0; i < p->running[v].pod_sets[j].n_placements; i++) {
+                c->run_first[p->running[v].pod_sets[j].placements[i].node + 1]++;
+                total++;
+            }
+    for (size_t n = 0; n < N; n++)
+        c->run_first[n + 1] += c->run_first[n];
+    c->run_gang = malloc((size_t)(total ? total : 1) * sizeof(int32_t));
+    c->run_ps = malloc((size_t)(total ? total : 1) * sizeof(int32_t));
+    c->run_count = malloc((size_t)(total ? total : 1) * sizeof(int32_t));
+    int32_t *fill = malloc((N ? N : 1) * sizeof(int32_t));
+    if (!c->run_gang || !c->run_ps || !c->run_count || !fill) {
+        free(fill);
+        return rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
+    }
+    memcpy(fill, c->run_first, N * sizeof(int32_t));
+    for (int32_t v = 0; v < p->n_running; v++)
+        for (int32_t j = 0; j < p->running[v].n_pod_sets; j++)
+            for (int32_t i = 0; i < p->running[v].pod_sets[j].n_placements; i++) {
+                const rf_run_placement_t *pl = &p->running[v].pod_sets[j].placements[i];
+                int32_t at = fill[pl->node]++;
+                c->run_gang[at] = v;
+                c->run_ps[at] = j;
+                c->run_count[at] = pl->count;
+            }
+    free(fill);
+    return RF_OK;
+}
+
+/* Node n's room for new pods of priority prio[cur_k], from scratch: per
+ * resource, the least over the batch's priorities p >= it of
+ * max(0, base + freed(< p)) - (new pods of priority <= p). */
+static void s_room(s_ctx_t *c, int32_t n)
+{
+    const size_t R = (size_t)c->R, K = (size_t)c->K;
+    int64_t *fr = &c->free[(size_t)n * R];
+    for (size_t r = 0; r < R; r++) {
+        int64_t b = c->base[(size_t)n * R + r];
+        if (b == RF_QTY_UNLIMITED) {
+            fr[r] = RF_QTY_UNLIMITED;
+            continue;
+        }
+        int64_t best = INT64_MAX, newsum = 0;
+        for (size_t k = (size_t)c->cur_k; k < K; k++) {
+            int64_t cap = b;
+            for (int32_t i = c->run_first[n]; i < c->run_first[n + 1]; i++) {
+                const rf_running_t *rg = &c->p->running[c->run_gang[i]];
+                if (c->evicted[c->run_gang[i]] && rg->priority < c->prio[k])
+                    cap += (int64_t)c->run_count[i] * rg->pod_sets[c->run_ps[i]].requests[r];
+            }
+            if (cap < 0)
+                cap = 0;
+            newsum += c->newuse[((size_t)n * K + k) * R + r];
+            if (cap - newsum < best)
+                best = cap - newsum;
+        }
+        fr[r] = best > 0 ? best : 0;
+    }
+}
+
+/* Recompute the room on every node of running gang v. */
+static void s_room_gang(s_ctx_t *c, int32_t v)
+{
+    const rf_running_t *rg = &c->p->running[v];
+    for (int32_t j = 0; j < rg->n_pod_sets; j++)
+        for (int32_t i = 0; i < rg->pod_sets[j].n_placements; i++)
+            s_room(c, rg->pod_sets[j].placements[i].node);
+    c->caps_ps = NULL;
 }
 
 static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *p, rf_error_t *err)
@@ -202,7 +357,7 @@ static rf_status s_ctx_init(s_ctx_t *c, const rf_problem_t *p, rf_error_t *err)
             c->dom[l][d].child_first = c->domid[l + 1][c->dom[l][d].start];
             c->dom[l][d].child_end = c->domid[l + 1][c->dom[l][d].end - 1] + 1;
         }
-    return RF_OK;
+    return s_ctx_init_preempt(c, err);
 }
 
 /* Capacities of pod set `ps` over the whole tree, in each level's units. */
@@ -267,9 +422,12 @@ static rf_status s_emit(s_ctx_t *c, int32_t node, int64_t count)
     c->n_emit++;
     c->caps_ps = NULL;
     int64_t *fr = &c->free[(size_t)node * (size_t)c->R];
-    for (int32_t r = 0; r < c->R; r++)
+    int64_t *nu = &c->newuse[((size_t)node * (size_t)c->K + (size_t)c->cur_k) * (size_t)c->R];
+    for (int32_t r = 0; r < c->R; r++) {
+        nu[r] += count * c->cur->requests[r];
         if (fr[r] != RF_QTY_UNLIMITED)
             fr[r] -= count * c->cur->requests[r];
+    }
     return RF_OK;
 }
 
@@ -405,9 +563,12 @@ static void s_undo(s_ctx_t *c, const rf_gang_t *g, int32_t mark)
         const s_emit_t *e = &c->emit[c->n_emit];
         const rf_pod_set_t *ps = &g->pod_sets[c->emit_ps[c->n_emit]];
         int64_t *fr = &c->free[(size_t)e->node * (size_t)c->R];
-        for (int32_t r = 0; r < c->R; r++)
+        int64_t *nu = &c->newuse[((size_t)e->node * (size_t)c->K + (size_t)c->cur_k) * (size_t)c->R];
+        for (int32_t r = 0; r < c->R; r++) {
+            nu[r] -= (int64_t)e->count * ps->requests[r];
             if (fr[r] != RF_QTY_UNLIMITED)
                 fr[r] += (int64_t)e->count * ps->requests[r];
+        }
     }
 }
 
@@ -518,6 +679,199 @@ static bool s_bound_split(const s_ctx_t *c, const rf_gang_t *g, int32_t l, int32
     return false;
 }
 
+/* ---- preemption (see the header) ---- */
+
+/* Could gang g use node n (any pod set)? */
+static bool s_gang_can_use(const s_ctx_t *c, const rf_gang_t *g, int32_t n)
+{
+    for (int32_t j = 0; j < g->n_pod_sets; j++)
+        if (s_eligible(c, n, &g->pod_sets[j]))
+            return true;
+    return false;
+}
+
+/* Evict (or keep again) running gang v in the room view. */
+static void s_set_evicted(s_ctx_t *c, int32_t v, bool evicted)
+{
+    if (c->evicted[v] == evicted)
+        return;
+    c->evicted[v] = evicted;
+    if (evicted)
+        c->any_evicted = true;
+    s_room_gang(c, v);
+}
+
+/* Make exactly cand[0..k) evicted among the candidates. */
+static void s_set_prefix(s_ctx_t *c, const int32_t *cand, int32_t n_cand, int32_t k)
+{
+    for (int32_t i = 0; i < n_cand; i++)
+        s_set_evicted(c, cand[i], i < k);
+}
+
+/* Does gang g fit (with `want` new pods) in the current room? The trial's
+ * placements are undone. */
+static rf_status s_fits(s_ctx_t *c, const rf_gang_t *g, const int64_t *want, int32_t primary, bool *ok)
+{
+    s_fail_t fail = {-1, 0, 0};
+    c->n_emit = 0;
+    RF_CALL(s_try(c, g, want, primary, ok, &fail));
+    s_undo(c, g, 0);
+    return RF_OK;
+}
+
+/* Kueue's candidates for gang g, in CandidatesOrdering's order. malloc'ed
+ * into *out (NULL when there are none). */
+static rf_status s_candidates(const s_ctx_t *c, const rf_gang_t *g, int32_t **out, int32_t *n_out)
+{
+    const rf_problem_t *p = c->p;
+    *out = NULL;
+    *n_out = 0;
+    bench_ranked_t *r = malloc((size_t)(p->n_running ? p->n_running : 1) * sizeof(*r));
+    if (!r)
+        return RF_ENOMEM;
+    int32_t n = 0;
+    for (int32_t v = 0; v < p->n_running; v++) {
+        const rf_running_t *rg = &p->running[v];
+        if (c->evicted[v] || !rg->preemptible || rg->priority >= g->priority)
+            continue;
+        bool useful = false;
+        for (int32_t j = 0; j < rg->n_pod_sets && !useful; j++)
+            for (int32_t i = 0; i < rg->pod_sets[j].n_placements && !useful; i++)
+                useful = s_gang_can_use(c, g, rg->pod_sets[j].placements[i].node);
+        if (!useful)
+            continue;
+        /* bench_ranked_cmp sorts key descending, index ascending: priority
+         * ascending is -priority descending; most recent first is the
+         * later index first, so the index goes in negated. */
+        r[n].key = -rg->priority;
+        r[n].index = -v;
+        n++;
+    }
+    qsort(r, (size_t)n, sizeof(*r), bench_ranked_cmp);
+    int32_t *cand = malloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    if (!cand) {
+        free(r);
+        return RF_ENOMEM;
+    }
+    for (int32_t i = 0; i < n; i++)
+        cand[i] = -r[i].index;
+    free(r);
+    *out = cand;
+    *n_out = n;
+    return RF_OK;
+}
+
+/* Try to make room for gang g by evicting candidates (Kueue's
+ * minimalPreemptions). On success the victims stay evicted and *ok is true;
+ * the caller places the gang with `want`, which holds the size that fit. */
+static rf_status s_preempt(s_ctx_t *c, const rf_gang_t *g, int64_t *want, int32_t primary, bool *ok)
+{
+    *ok = false;
+    if (!c->preempt || c->p->options.preemption == RF_PREEMPT_NEVER || c->p->n_running == 0)
+        return RF_OK;
+    int32_t *cand = NULL, n = 0;
+    RF_CALL(s_candidates(c, g, &cand, &n));
+    rf_status st = RF_OK;
+    for (int attempt = 0; attempt < 2 && !*ok && n > 0; attempt++) {
+        bool same = true;
+        for (int32_t j = 0; j < g->n_pod_sets; j++) {
+            const rf_pod_set_t *ps = &g->pod_sets[j];
+            int64_t target = attempt == 0 ? ps->count : ps->min_count;
+            same = same && ps->min_count == ps->count;
+            want[j] = target > ps->n_bound_pods ? target - ps->n_bound_pods : 0;
+        }
+        if (attempt == 1 && same)
+            break;
+        /* All removed first: if the gang does not fit then, nothing helps. */
+        s_set_prefix(c, cand, n, n);
+        bool fit = false;
+        if ((st = s_fits(c, g, want, primary, &fit)) != RF_OK)
+            goto done;
+        if (!fit) {
+            s_set_prefix(c, cand, n, 0);
+            continue;
+        }
+        /* The shortest prefix that fits: doubling, then bisection in (lo, hi]. */
+        int32_t lo = 0, hi = n;
+        for (int32_t k = 1; k < n; k *= 2) {
+            s_set_prefix(c, cand, n, k);
+            if ((st = s_fits(c, g, want, primary, &fit)) != RF_OK)
+                goto done;
+            if (fit) {
+                hi = k;
+                break;
+            }
+            lo = k;
+        }
+        while (hi - lo > 1) {
+            int32_t mid = lo + (hi - lo) / 2;
+            s_set_prefix(c, cand, n, mid);
+            if ((st = s_fits(c, g, want, primary, &fit)) != RF_OK)
+                goto done;
+            if (fit)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        s_set_prefix(c, cand, n, hi);
+        /* Add back, in the reverse order of removal, all but the last removed. */
+        for (int32_t i = hi - 2; i >= 0; i--) {
+            s_set_evicted(c, cand[i], false);
+            if ((st = s_fits(c, g, want, primary, &fit)) != RF_OK)
+                goto done;
+            if (!fit)
+                s_set_evicted(c, cand[i], true);
+        }
+        *ok = true;
+    }
+done:
+    if (st != RF_OK || !*ok)
+        s_set_prefix(c, cand, n, 0);
+    free(cand);
+    return st;
+}
+
+/* After gang gi is placed: a victim with no new pod of a higher priority on
+ * any of its nodes has no preemptor, and is kept again (no new pod of any
+ * priority is on its nodes then: the queue runs highest first). */
+static void s_settle(s_ctx_t *c)
+{
+    const rf_problem_t *p = c->p;
+    const size_t R = (size_t)c->R, K = (size_t)c->K;
+    for (int32_t v = 0; v < p->n_running; v++) {
+        if (!c->evicted[v])
+            continue;
+        const rf_running_t *rg = &p->running[v];
+        bool has = false;
+        for (int32_t j = 0; j < rg->n_pod_sets && !has; j++)
+            for (int32_t i = 0; i < rg->pod_sets[j].n_placements && !has; i++) {
+                int32_t n = rg->pod_sets[j].placements[i].node;
+                for (size_t k = 0; k < K && !has; k++)
+                    if (c->prio[k] > rg->priority)
+                        has = c->newuse[((size_t)n * K + k) * R + RF_RES_PODS] > 0;
+            }
+        if (!has)
+            s_set_evicted(c, v, false);
+    }
+}
+
+/* The gang's priority index; when it changes after evictions, the room on
+ * the victims' nodes is recomputed for the new thresholds. */
+static void s_enter_priority(s_ctx_t *c, int64_t priority)
+{
+    int32_t k = 0;
+    while (k + 1 < c->K && c->prio[k] < priority)
+        k++;
+    if (k == c->cur_k)
+        return;
+    c->cur_k = k;
+    if (!c->any_evicted)
+        return;
+    for (int32_t v = 0; v < c->p->n_running; v++)
+        if (c->evicted[v])
+            s_room_gang(c, v);
+}
+
 static rf_status s_gang(s_ctx_t *c, rf_answer_t *answer, int32_t gi)
 {
     const rf_problem_t *p = c->p;
@@ -578,6 +932,19 @@ static rf_status s_gang(s_ctx_t *c, rf_answer_t *answer, int32_t gi)
         if (st != RF_OK)
             goto done;
     }
+    bool preempted = false;
+    if (!ok) {
+        st = s_preempt(c, g, wantp, primary, &preempted);
+        if (st != RF_OK)
+            goto done;
+        if (preempted) {
+            c->n_emit = 0;
+            s_fail_t fail2 = {-1, 0, 0};
+            st = s_try(c, g, wantp, primary, &ok, &fail2);
+            if (st != RF_OK)
+                goto done;
+        }
+    }
     if (!ok) {
         why.level = fail.level;
         why.fits = fail.fits;
@@ -596,6 +963,8 @@ static rf_status s_gang(s_ctx_t *c, rf_answer_t *answer, int32_t gi)
     if (st == RF_OK)
         answer->gangs[gi].admitted = true;
     c->n_emit = 0;
+    if (preempted)
+        s_settle(c);
 done:
     if (wantp != want)
         free(wantp);
@@ -604,12 +973,13 @@ done:
 
 /* ---- callbacks ------------------------------------------------------------------------------------------------- */
 
-static rf_status s_solve(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_error_t *err)
+static rf_status s_solve_with(const rf_solve_ctx_t *ctx, rf_answer_t *answer, bool preempt, rf_error_t *err)
 {
     const rf_problem_t *problem = rf_solve_ctx_problem(ctx);
     s_ctx_t c;
     int32_t *queue = NULL;
     rf_status st = s_ctx_init(&c, problem, err);
+    c.preempt = preempt;
     if (st != RF_OK)
         goto done;
     queue = bench_queue_order(problem);
@@ -617,7 +987,9 @@ static rf_status s_solve(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_erro
         st = rf_error_set(err, RF_ENOMEM, "", "kueue: out of memory");
         goto done;
     }
+    c.cur_k = c.K - 1; /* the queue starts at the highest priority */
     for (int32_t i = 0; i < problem->n_gangs; i++) {
+        s_enter_priority(&c, problem->gangs[queue[i]].priority);
         st = s_gang(&c, answer, queue[i]);
         if (st != RF_OK) {
             rf_error_set(err, st, "", "kueue: %s placing gang %s", rf_status_message(st),
@@ -625,12 +997,29 @@ static rf_status s_solve(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_erro
             goto done;
         }
     }
+    for (int32_t v = 0; v < problem->n_running && st == RF_OK; v++)
+        if (c.evicted[v])
+            st = rf_answer_preempt(answer, v, true);
+    if (st != RF_OK) {
+        rf_error_set(err, st, "", "kueue: %s", rf_status_message(st));
+        goto done;
+    }
     rf_answer_finish(answer);
-    answer->summary.mode_used = "kueue";
+    answer->summary.mode_used = preempt ? "kueue-preempt" : "kueue";
 done:
     free(queue);
     s_ctx_fini(&c);
     return st;
+}
+
+static rf_status s_solve(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_error_t *err)
+{
+    return s_solve_with(ctx, answer, false, err);
+}
+
+static rf_status s_solve_preempt(const rf_solve_ctx_t *ctx, rf_answer_t *answer, rf_error_t *err)
+{
+    return s_solve_with(ctx, answer, true, err);
 }
 
 /* ---- interface ------------------------------------------------------------------------------------------------- */
@@ -639,4 +1028,10 @@ const rf_strategy_t bench_strategy_kueue = {
     .name = "kueue",
     .description = "baseline: one gang at a time in queue order, Kueue TAS-style best fit",
     .solve = s_solve,
+};
+
+const rf_strategy_t bench_strategy_kueue_preempt = {
+    .name = "kueue-preempt",
+    .description = "baseline: kueue, with Kueue's preemption of lower-priority running gangs within a ClusterQueue",
+    .solve = s_solve_preempt,
 };

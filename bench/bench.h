@@ -5,7 +5,9 @@
  * runs every strategy through one call (rf_solve_with) and checks every
  * answer with rf_check.
  * - "kueue": one gang at a time in queue order, Kueue TAS-style best fit
- *   (bench/baseline_kueue.c);
+ *   (bench/baseline_kueue.c); it never preempts;
+ * - "kueue-preempt": the same, with Kueue's preemption within a
+ *   ClusterQueue of lower-priority running gangs (bench/baseline_kueue.c);
  * - "kube": pod by pod, least allocated, no gang semantics and no topology
  *   (bench/baseline_kube.c). Its answer admits only gangs whose every pod set
  *   got at least min_count pods and that keep their hard constraints; what
@@ -22,6 +24,7 @@
 #include "rackfit/rackfit.h"
 
 extern const rf_strategy_t bench_strategy_kueue;
+extern const rf_strategy_t bench_strategy_kueue_preempt;
 extern const rf_strategy_t bench_strategy_kube;
 
 /* What the kube-scheduler-style placer did, beyond its answer. */

@@ -33,6 +33,7 @@
  * nothing in the output is formatted from a floating-point value. */
 #include "gen.h"
 #include "grow.h"
+#include "rackfit/quantity.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -574,5 +575,531 @@ done:
     fclose(fp);
     free(f.hosts);
     free(ips);
+    return st;
+}
+
+/* ---- the running-gang variant (gen.h) -------------------------------------------------------------------------- */
+
+#define S_RUN_TAIL_ONE_IN 10  /* one running job in ten is a tail job */
+#define S_RUN_GIVE_UP     200 /* jobs in a row without room end the filling */
+#define S_RUN_MAX         100000
+
+void bench_run_opts_default(bench_run_opts_t *opts)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->seed = 1;
+    opts->fill = 0.6;
+}
+
+/* One running job as placed: its pods' node and count, per node. */
+typedef struct {
+    int32_t first, n; /* range in the placement list */
+    int32_t gpus_per_pod;
+    int32_t pods;
+    int64_t priority;
+    bool preemptible;
+    int32_t team;
+} s_run_t;
+
+typedef struct {
+    const rf_problem_t *p;
+    int32_t R;
+    int32_t *order; /* eligible nodes, by label path */
+    int32_t n_order;
+    int64_t *used; /* [n_nodes * R] used, running pods included */
+    int32_t ix_gpu, ix_cpu, ix_mem;
+    int64_t req[3]; /* the current pod's gpu, cpu (millicores), memory (bytes) */
+    rf_run_placement_t *pl;
+    int32_t n_pl, cap_pl;
+    s_run_t *runs;
+    int32_t n_runs, cap_runs;
+    int32_t *fit;                /* [n_order] pods of the current shape per position */
+    int32_t *dom[RF_MAX_LEVELS]; /* [n_order] domain id of each position, per level */
+} s_fill_t;
+
+static int64_t s_fill_node_fit(const s_fill_t *f, int32_t n)
+{
+    const rf_node_t *node = &f->p->nodes[n];
+    const int64_t *u = &f->used[(size_t)n * (size_t)f->R];
+    int64_t fit = S_RUN_MAX;
+    const int32_t ix[4] = {f->ix_gpu, f->ix_cpu, f->ix_mem, RF_RES_PODS};
+    const int64_t rq[4] = {f->req[0], f->req[1], f->req[2], 1};
+    for (int k = 0; k < 4; k++) {
+        if (ix[k] < 0 || rq[k] <= 0 || node->allocatable[ix[k]] == RF_QTY_UNLIMITED)
+            continue;
+        int64_t room = node->allocatable[ix[k]] - u[ix[k]];
+        int64_t q = room > 0 ? room / rq[k] : 0;
+        if (q < fit)
+            fit = q;
+    }
+    return fit;
+}
+
+/* Nodes sorted by their path of level values (ties by index): the domains
+ * of every level are then contiguous ranges of positions. */
+typedef struct {
+    const rf_problem_t *p;
+    int32_t node;
+} s_node_path_t;
+
+static int s_cmp_node_path(const void *a, const void *b)
+{
+    const s_node_path_t *x = a, *y = b;
+    const rf_problem_t *p = x->p;
+    for (int32_t l = 0; l < p->n_levels; l++) {
+        int k =
+            strcmp(rf_node_label(&p->nodes[x->node], p->levels[l]), rf_node_label(&p->nodes[y->node], p->levels[l]));
+        if (k)
+            return k;
+    }
+    return (x->node > y->node) - (x->node < y->node);
+}
+
+/* Place `pods` pods of the current shape compactly: the smallest domain
+ * (hosts, then up the levels, then the whole cluster) whose room holds them
+ * all, best fit (least room, first in label order); inside it, nodes in
+ * label order, each filled as far as it goes. 1 when placed, 0 when
+ * nothing holds them, -1 out of memory. */
+static int s_fill_place(s_fill_t *f, int32_t pods, int32_t *first, int32_t *n_out)
+{
+    int64_t total = 0;
+    for (int32_t i = 0; i < f->n_order; i++) {
+        f->fit[i] = (int32_t)s_fill_node_fit(f, f->order[i]);
+        total += f->fit[i];
+    }
+    if (total < pods)
+        return 0;
+    int32_t best_s = 0, best_e = f->n_order;
+    for (int32_t l = f->p->n_levels - 1; l >= 0; l--) {
+        int64_t best = -1;
+        for (int32_t s = 0; s < f->n_order;) {
+            int32_t e = s;
+            int64_t room = 0;
+            while (e < f->n_order && f->dom[l][e] == f->dom[l][s])
+                room += f->fit[e++];
+            if (room >= pods && (best < 0 || room < best)) {
+                best = room;
+                best_s = s;
+                best_e = e;
+            }
+            s = e;
+        }
+        if (best >= 0)
+            break;
+    }
+    *first = f->n_pl;
+    int32_t left = pods;
+    for (int32_t i = best_s; i < best_e && left > 0; i++) {
+        if (f->fit[i] <= 0)
+            continue;
+        int32_t take = f->fit[i] < left ? f->fit[i] : left;
+        if (f->n_pl == f->cap_pl) {
+            rf_run_placement_t *g = rf__grow(f->pl, &f->cap_pl, (int64_t)f->n_pl + 1, 1024, sizeof(*g));
+            if (!g)
+                return -1;
+            f->pl = g;
+        }
+        int32_t n = f->order[i];
+        f->pl[f->n_pl].node = n;
+        f->pl[f->n_pl].count = take;
+        f->n_pl++;
+        int64_t *u = &f->used[(size_t)n * (size_t)f->R];
+        if (f->ix_gpu >= 0)
+            u[f->ix_gpu] += take * f->req[0];
+        if (f->ix_cpu >= 0)
+            u[f->ix_cpu] += take * f->req[1];
+        if (f->ix_mem >= 0)
+            u[f->ix_mem] += take * f->req[2];
+        if (f->p->nodes[n].allocatable[RF_RES_PODS] != RF_QTY_UNLIMITED)
+            u[RF_RES_PODS] += take;
+        left -= take;
+    }
+    *n_out = f->n_pl - *first;
+    return 1; /* left is 0: the domain's room was counted first */
+}
+
+/* ---- writing a problem back as contract JSON ---- */
+
+static void s_w_qty(bench_buf_t *o, const rf_problem_t *p, int32_t r, int64_t v)
+{
+    char buf[64];
+    rf_qty_format(v, rf_qty_kind_of(p->resources[r]), buf, (int)sizeof(buf));
+    rf__jw_sep(&o->jw);
+    rf__jw_key(&o->jw, p->resources[r]);
+    rf__jw_str(&o->jw, buf);
+}
+
+/* A quantity map of the resources in v that are non-zero (skip: pods when
+ * `skip_pods`, or UNLIMITED values). */
+static void s_w_qtys(bench_buf_t *o, const rf_problem_t *p, const char *key, const int64_t *v, bool skip_pods)
+{
+    bool any = false;
+    for (int32_t r = skip_pods ? 1 : 0; r < p->n_resources; r++)
+        any = any || (v[r] != 0 && v[r] != RF_QTY_UNLIMITED);
+    if (!any)
+        return;
+    rf__jw_key(&o->jw, key); /* writes its own comma */
+    bench_buf_printf(o, "{");
+    for (int32_t r = skip_pods ? 1 : 0; r < p->n_resources; r++)
+        if (v[r] != 0 && v[r] != RF_QTY_UNLIMITED)
+            s_w_qty(o, p, r, v[r]);
+    bench_buf_printf(o, "}");
+}
+
+static const char *s_effect_name(rf_effect e)
+{
+    return e == RF_EFFECT_NO_SCHEDULE          ? "NoSchedule"
+           : e == RF_EFFECT_PREFER_NO_SCHEDULE ? "PreferNoSchedule"
+           : e == RF_EFFECT_NO_EXECUTE         ? "NoExecute"
+                                               : NULL;
+}
+
+static void s_w_topology(bench_buf_t *o, const rf_problem_t *p, rf_topology_t t)
+{
+    if (t.required < 0 && t.preferred < 0)
+        return;
+    bench_buf_printf(o, ", \"topology\": {");
+    if (t.required >= 0) {
+        rf__jw_key(&o->jw, "required");
+        rf__jw_str(&o->jw, p->levels[t.required]);
+    }
+    if (t.preferred >= 0) {
+        rf__jw_sep(&o->jw);
+        rf__jw_key(&o->jw, "preferred");
+        rf__jw_str(&o->jw, p->levels[t.preferred]);
+    }
+    bench_buf_printf(o, "}");
+}
+
+static void s_w_nodes(bench_buf_t *o, const rf_problem_t *p, const int64_t *used)
+{
+    bench_buf_printf(o, "{\n  \"cluster\": {\n    \"levels\": [");
+    for (int32_t l = 0; l < p->n_levels; l++) {
+        rf__jw_sep(&o->jw);
+        rf__jw_str(&o->jw, p->levels[l]);
+    }
+    bench_buf_printf(o, "],\n    \"level_costs\": [");
+    for (int32_t l = 0; l < p->n_levels; l++)
+        bench_buf_printf(o, "%s%.17g", l ? ", " : "", p->level_costs[l]);
+    bench_buf_printf(o, "],\n    \"nodes\": [\n");
+    for (int32_t n = 0; n < p->n_nodes; n++) {
+        const rf_node_t *node = &p->nodes[n];
+        bench_buf_printf(o, "      {\"name\": ");
+        rf__jw_str(&o->jw, node->name);
+        bench_buf_printf(o, ", \"labels\": {");
+        for (int32_t i = 0; i < node->n_labels; i++) {
+            rf__jw_sep(&o->jw);
+            rf__jw_key(&o->jw, node->labels[i].key);
+            rf__jw_str(&o->jw, node->labels[i].value);
+        }
+        bench_buf_printf(o, "}");
+        s_w_qtys(o, p, "allocatable", node->allocatable, false);
+        s_w_qtys(o, p, "used", &used[(size_t)n * (size_t)p->n_resources], false);
+        if (node->n_taints > 0) {
+            bench_buf_printf(o, ", \"taints\": [");
+            for (int32_t i = 0; i < node->n_taints; i++) {
+                const rf_taint_t *t = &node->taints[i];
+                bench_buf_printf(o, "%s{\"key\": ", i ? ", " : "");
+                rf__jw_str(&o->jw, t->key);
+                if (t->value && t->value[0]) {
+                    bench_buf_printf(o, ", \"value\": ");
+                    rf__jw_str(&o->jw, t->value);
+                }
+                bench_buf_printf(o, ", \"effect\": \"%s\"}",
+                                 s_effect_name(t->effect) ? s_effect_name(t->effect) : "NoSchedule");
+            }
+            bench_buf_printf(o, "]");
+        }
+        if (node->unschedulable)
+            bench_buf_printf(o, ", \"unschedulable\": true");
+        bench_buf_printf(o, "}%s\n", n + 1 < p->n_nodes ? "," : "");
+    }
+    bench_buf_printf(o, "    ]\n  },\n");
+}
+
+static void s_w_pod_set(bench_buf_t *o, const rf_problem_t *p, const rf_pod_set_t *ps)
+{
+    bench_buf_printf(o, "{\"name\": ");
+    rf__jw_str(&o->jw, ps->name);
+    bench_buf_printf(o, ", \"count\": %lld, \"min_count\": %lld", (long long)ps->count, (long long)ps->min_count);
+    s_w_qtys(o, p, "requests", ps->requests, true);
+    if (ps->n_node_selector > 0) {
+        bench_buf_printf(o, ", \"node_selector\": {");
+        for (int32_t i = 0; i < ps->n_node_selector; i++) {
+            rf__jw_sep(&o->jw);
+            rf__jw_key(&o->jw, ps->node_selector[i].key);
+            rf__jw_str(&o->jw, ps->node_selector[i].value);
+        }
+        bench_buf_printf(o, "}");
+    }
+    if (ps->n_tolerations > 0) {
+        bench_buf_printf(o, ", \"tolerations\": [");
+        for (int32_t i = 0; i < ps->n_tolerations; i++) {
+            const rf_toleration_t *t = &ps->tolerations[i];
+            bench_buf_printf(o, "%s{\"operator\": \"%s\"", i ? ", " : "", t->op == RF_TOL_EXISTS ? "Exists" : "Equal");
+            if (t->key && t->key[0]) {
+                bench_buf_printf(o, ", \"key\": ");
+                rf__jw_str(&o->jw, t->key);
+            }
+            if (t->value && t->value[0]) {
+                bench_buf_printf(o, ", \"value\": ");
+                rf__jw_str(&o->jw, t->value);
+            }
+            if (s_effect_name(t->effect))
+                bench_buf_printf(o, ", \"effect\": \"%s\"", s_effect_name(t->effect));
+            bench_buf_printf(o, "}");
+        }
+        bench_buf_printf(o, "]");
+    }
+    s_w_topology(o, p, ps->topology);
+    if (ps->slice.size > 0) {
+        bench_buf_printf(o, ", \"slice\": {\"size\": %d, \"required\": ", (int)ps->slice.size);
+        rf__jw_str(&o->jw, p->levels[ps->slice.level]);
+        bench_buf_printf(o, "}");
+    }
+    if (ps->n_bound > 0) {
+        bench_buf_printf(o, ", \"bound\": [");
+        for (int32_t b = 0; b < ps->n_bound; b++) {
+            const rf_bound_t *bd = &ps->bound[b];
+            bench_buf_printf(o, "%s{\"node\": ", b ? ", " : "");
+            rf__jw_str(&o->jw, p->nodes[bd->node].name);
+            if (bd->ranks) {
+                bench_buf_printf(o, ", \"ranks\": [");
+                for (int32_t k = 0; k < bd->count; k++)
+                    bench_buf_printf(o, "%s%d", k ? ", " : "", (int)bd->ranks[k]);
+                bench_buf_printf(o, "]}");
+            } else {
+                bench_buf_printf(o, ", \"count\": %d}", (int)bd->count);
+            }
+        }
+        bench_buf_printf(o, "]");
+    }
+    bench_buf_printf(o, "}");
+}
+
+static void s_w_run_pod_set(bench_buf_t *o, const rf_problem_t *p, const char *name, const int64_t *req,
+                            const rf_run_placement_t *pl, int32_t n_pl)
+{
+    bench_buf_printf(o, "{\"name\": ");
+    rf__jw_str(&o->jw, name);
+    s_w_qtys(o, p, "requests", req, true);
+    bench_buf_printf(o, ", \"placements\": [");
+    for (int32_t i = 0; i < n_pl; i++) {
+        bench_buf_printf(o, "%s{\"node\": ", i ? ", " : "");
+        rf__jw_str(&o->jw, p->nodes[pl[i].node].name);
+        bench_buf_printf(o, ", \"count\": %d}", (int)pl[i].count);
+    }
+    bench_buf_printf(o, "]}");
+}
+
+static void s_w_options(bench_buf_t *o, const rf_problem_t *p)
+{
+    const rf_options_t *op = &p->options;
+    bench_buf_printf(o, "  \"options\": {\"mode\": \"%s\", \"time_limit_ms\": %lld, \"threads\": %d, ",
+                     op->mode == RF_MODE_GREEDY ? "greedy"
+                     : op->mode == RF_MODE_ILP  ? "ilp"
+                                                : "auto",
+                     (long long)op->time_limit_ms, (int)op->threads);
+    bench_buf_printf(
+        o, "\"admission\": \"%s\", \"value_resource\": ", op->admission == RF_ADMIT_ORDERED ? "ordered" : "value");
+    rf__jw_str(&o->jw, op->value_resource_name ? op->value_resource_name : "nvidia.com/gpu");
+    bench_buf_printf(o, ", \"preemption\": \"%s\"}\n}\n",
+                     op->preemption == RF_PREEMPT_NEVER ? "never" : "lower_priority");
+}
+
+rf_status bench_gen_running(const rf_problem_t *p, const bench_run_opts_t *opts, bench_buf_t *out,
+                            bench_run_stats_t *stats, rf_error_t *err)
+{
+    if (!(opts->fill >= 0 && opts->fill <= 1))
+        return rf_error_set(err, RF_EINVAL, "", "--fill must be in [0, 1]");
+    rf_status st = RF_OK;
+    s_fill_t f;
+    memset(&f, 0, sizeof(f));
+    f.p = p;
+    f.R = p->n_resources;
+    f.ix_gpu = p->options.value_resource;
+    f.ix_cpu = f.ix_mem = -1;
+    for (int32_t r = 0; r < p->n_resources; r++) {
+        if (strcmp(p->resources[r], "cpu") == 0)
+            f.ix_cpu = r;
+        else if (strcmp(p->resources[r], "memory") == 0)
+            f.ix_mem = r;
+    }
+    size_t N = (size_t)p->n_nodes;
+    f.order = malloc((N ? N : 1) * sizeof(int32_t));
+    f.fit = malloc((N ? N : 1) * sizeof(int32_t));
+    f.used = malloc((N ? N : 1) * (size_t)f.R * sizeof(int64_t));
+    int64_t *reqv = calloc((size_t)f.R, sizeof(int64_t));
+    if (!f.order || !f.fit || !f.used || !reqv) {
+        st = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    bench_run_stats_t rs = {0};
+    int64_t gpus_total = 0;
+    for (int32_t n = 0; n < p->n_nodes; n++) {
+        const rf_node_t *node = &p->nodes[n];
+        memcpy(&f.used[(size_t)n * (size_t)f.R], node->used, (size_t)f.R * sizeof(int64_t));
+        bool labelled = true;
+        for (int32_t l = 0; l < p->n_levels && labelled; l++)
+            labelled = rf_node_label(node, p->levels[l]) != NULL;
+        if (!labelled || node->unschedulable)
+            continue;
+        f.order[f.n_order++] = n;
+        if (f.ix_gpu >= 0 && node->allocatable[f.ix_gpu] != RF_QTY_UNLIMITED) {
+            gpus_total += node->allocatable[f.ix_gpu];
+            int64_t free_g = node->allocatable[f.ix_gpu] - node->used[f.ix_gpu];
+            rs.gpus_free_before += free_g > 0 ? free_g : 0;
+        }
+    }
+    s_node_path_t *paths = malloc((size_t)(f.n_order ? f.n_order : 1) * sizeof(*paths));
+    if (!paths) {
+        st = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    for (int32_t i = 0; i < f.n_order; i++)
+        paths[i] = (s_node_path_t){p, f.order[i]};
+    qsort(paths, (size_t)f.n_order, sizeof(*paths), s_cmp_node_path);
+    for (int32_t i = 0; i < f.n_order; i++)
+        f.order[i] = paths[i].node;
+    free(paths);
+    for (int32_t l = 0; l < p->n_levels; l++) {
+        f.dom[l] = malloc((size_t)(f.n_order ? f.n_order : 1) * sizeof(int32_t));
+        if (!f.dom[l]) {
+            st = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            goto done;
+        }
+        for (int32_t i = 0; i < f.n_order; i++) {
+            bool same = i > 0;
+            for (int32_t k = 0; same && k <= l; k++)
+                same = strcmp(rf_node_label(&p->nodes[f.order[i]], p->levels[k]),
+                              rf_node_label(&p->nodes[f.order[i - 1]], p->levels[k])) == 0;
+            f.dom[l][i] = i == 0 ? 0 : f.dom[l][i - 1] + !same;
+        }
+    }
+
+    s_rng_t rng;
+    s_rng_seed(&rng, opts->seed ^ UINT64_C(0x72756e6e696e6721)); /* a stream of its own: "running!" */
+    int32_t cap = S_TAIL_MIN;
+    while (cap * 2 <= S_TAIL_MAX && (int64_t)cap * 2 * 8 <= gpus_total)
+        cap *= 2;
+    int64_t target = (int64_t)(opts->fill * (double)rs.gpus_free_before);
+    int32_t misses = 0;
+    while (f.ix_gpu >= 0 && rs.running_gpus < target && misses < S_RUN_GIVE_UP && f.n_runs < S_RUN_MAX) {
+        int32_t gpus = s_draw_body(&rng);
+        if (s_rng_chance(&rng, 1, S_RUN_TAIL_ONE_IN))
+            gpus = s_draw_tail(&rng, cap);
+        uint64_t u_prio = s_rng_below(&rng, 3);
+        bool preemptible = !s_rng_chance(&rng, 1, 10);
+        uint64_t u_team = s_rng_below(&rng, sizeof(s_teams) / sizeof(s_teams[0]));
+        int32_t per_pod = gpus < S_GPUS_PER_HOST ? gpus : S_GPUS_PER_HOST;
+        int32_t pods = gpus < S_GPUS_PER_HOST ? 1 : gpus / S_GPUS_PER_HOST;
+        f.req[0] = per_pod;
+        f.req[1] = (int64_t)per_pod * 12 * 1000;
+        f.req[2] = (int64_t)per_pod * 96 * 1024 * 1024 * 1024;
+        int32_t first = 0, n_pl = 0;
+        int placed = s_fill_place(&f, pods, &first, &n_pl);
+        if (placed < 0) {
+            st = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            goto done;
+        }
+        if (placed == 0) {
+            misses++;
+            continue;
+        }
+        misses = 0;
+        if (f.n_runs == f.cap_runs) {
+            s_run_t *g = rf__grow(f.runs, &f.cap_runs, (int64_t)f.n_runs + 1, 256, sizeof(*g));
+            if (!g) {
+                st = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+                goto done;
+            }
+            f.runs = g;
+        }
+        s_run_t *run = &f.runs[f.n_runs++];
+        run->first = first;
+        run->n = n_pl;
+        run->gpus_per_pod = per_pod;
+        run->pods = pods;
+        run->priority = u_prio < 2 ? 0 : 100;
+        run->preemptible = preemptible;
+        run->team = (int32_t)u_team;
+        rs.running++;
+        rs.not_preemptible += !preemptible;
+        rs.running_pods += pods;
+        rs.running_gpus += gpus;
+        if (run->priority == 0)
+            rs.running_gpus_low += gpus;
+    }
+    for (int32_t i = 0; i < f.n_order; i++) {
+        int32_t n = f.order[i];
+        if (f.ix_gpu >= 0 && p->nodes[n].allocatable[f.ix_gpu] != RF_QTY_UNLIMITED) {
+            int64_t free_g = p->nodes[n].allocatable[f.ix_gpu] - f.used[(size_t)n * (size_t)f.R + (size_t)f.ix_gpu];
+            rs.gpus_free_after += free_g > 0 ? free_g : 0;
+        }
+    }
+
+    /* The problem: cluster (used raised), gangs as they were, running, options. */
+    s_w_nodes(out, p, f.used);
+    bench_buf_printf(out, "  \"gangs\": [\n");
+    for (int32_t g = 0; g < p->n_gangs; g++) {
+        const rf_gang_t *gang = &p->gangs[g];
+        bench_buf_printf(out, "    {\"name\": ");
+        rf__jw_str(&out->jw, gang->name);
+        bench_buf_printf(out, ", \"priority\": %lld, \"bandwidth\": %.17g", (long long)gang->priority, gang->bandwidth);
+        s_w_topology(out, p, gang->topology);
+        bench_buf_printf(out, ",\n     \"pod_sets\": [");
+        for (int32_t j = 0; j < gang->n_pod_sets; j++) {
+            bench_buf_printf(out, "%s", j ? ", " : "");
+            s_w_pod_set(out, p, &gang->pod_sets[j]);
+        }
+        bench_buf_printf(out, "]}%s\n", g + 1 < p->n_gangs ? "," : "");
+    }
+    bench_buf_printf(out, "  ],\n  \"running\": [\n");
+    int32_t n_all = p->n_running + f.n_runs;
+    for (int32_t v = 0; v < p->n_running; v++) { /* the base problem's own, first */
+        const rf_running_t *rg = &p->running[v];
+        bench_buf_printf(out, "    {\"name\": ");
+        rf__jw_str(&out->jw, rg->name);
+        bench_buf_printf(out, ", \"priority\": %lld, \"bandwidth\": %.17g, \"preemptible\": %s,\n     \"pod_sets\": [",
+                         (long long)rg->priority, rg->bandwidth, rg->preemptible ? "true" : "false");
+        for (int32_t j = 0; j < rg->n_pod_sets; j++) {
+            bench_buf_printf(out, "%s", j ? ", " : "");
+            s_w_run_pod_set(out, p, rg->pod_sets[j].name, rg->pod_sets[j].requests, rg->pod_sets[j].placements,
+                            rg->pod_sets[j].n_placements);
+        }
+        bench_buf_printf(out, "]}%s\n", v + 1 < n_all ? "," : "");
+    }
+    for (int32_t i = 0; i < f.n_runs; i++) {
+        const s_run_t *run = &f.runs[i];
+        memset(reqv, 0, (size_t)f.R * sizeof(int64_t));
+        if (f.ix_gpu >= 0)
+            reqv[f.ix_gpu] = run->gpus_per_pod;
+        if (f.ix_cpu >= 0)
+            reqv[f.ix_cpu] = (int64_t)run->gpus_per_pod * 12 * 1000;
+        if (f.ix_mem >= 0)
+            reqv[f.ix_mem] = (int64_t)run->gpus_per_pod * 96 * 1024 * 1024 * 1024;
+        bench_buf_printf(
+            out, "    {\"name\": \"%s/run-%05d\", \"priority\": %lld, \"preemptible\": %s,\n     \"pod_sets\": [",
+            s_teams[run->team], (int)i, (long long)run->priority, run->preemptible ? "true" : "false");
+        s_w_run_pod_set(out, p, "workers", reqv, &f.pl[run->first], run->n);
+        bench_buf_printf(out, "]}%s\n", p->n_running + i + 1 < n_all ? "," : "");
+    }
+    bench_buf_printf(out, "  ],\n");
+    s_w_options(out, p);
+    if (out->oom) {
+        st = rf_error_set(err, RF_ENOMEM, "", "out of memory writing the problem");
+        goto done;
+    }
+    if (stats)
+        *stats = rs;
+done:
+    free(f.order);
+    free(f.fit);
+    free(f.used);
+    free(f.pl);
+    free(f.runs);
+    for (int32_t l = 0; l < RF_MAX_LEVELS; l++)
+        free(f.dom[l]);
+    free(reqv);
     return st;
 }

@@ -1,7 +1,8 @@
 /* solver/auto.c: the strategy "auto", the policy between the greedy and the
  * integer program (docs/ilp.md, "auto").
  *
- * One greedy pass (value order, polished, with each gang's own bound); its
+ * One greedy pass (the greedy strategy's first order, polished, with each
+ * gang's own bound: rf__greedy_first_order); its
  * answer is returned as it is when the bound shows no room (every gang got
  * every pod with no preemption, so the value cannot rise, and the penalty is
  * within 1 % of its bound; a proven optimum included) or when the time left would not fit
@@ -52,7 +53,7 @@ static rf_status s_auto_solve(const rf_solve_ctx_t *ctx, rf_answer_t *ans, rf_er
     if (!gang_lb)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     double t0 = rf_now_ms();
-    rf_status rc = rf__greedy_run(ctx, RF__ORDER_VALUE, true, ans, gang_lb, err);
+    rf_status rc = rf__greedy_run(ctx, rf__greedy_first_order(ctx), true, ans, gang_lb, err);
     double greedy_ms = rf_now_ms() - t0;
     if (rc != RF_OK || ans->summary.optimal || s_no_room(pb, ans) || !rf__ilp_time_for(&ck, 2 * greedy_ms)) {
         free(gang_lb);

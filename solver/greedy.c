@@ -1576,11 +1576,16 @@ done:
  * Kueue-style baseline on the models and is the better of the two on the
  * large ones, where one pass is all the time target allows; the value pass
  * wins on the small ones. */
+rf__greedy_order rf__greedy_first_order(const rf_solve_ctx_t *ctx)
+{
+    int64_t cells = (int64_t)ctx->problem->n_nodes * ctx->elig.n_pod_sets;
+    return cells > S_BOTH_CELLS ? RF__ORDER_KUEUE : RF__ORDER_VALUE;
+}
+
 static rf_status s_greedy_strategy(const rf_solve_ctx_t *ctx, rf_answer_t *ans, rf_error_t *err)
 {
     const rf_problem_t *pb = ctx->problem;
-    int64_t cells = (int64_t)pb->n_nodes * ctx->elig.n_pod_sets;
-    if (cells > S_BOTH_CELLS)
+    if (rf__greedy_first_order(ctx) == RF__ORDER_KUEUE)
         return rf__greedy_run(ctx, RF__ORDER_KUEUE, false, ans, NULL, err);
     RF_CALL(rf__greedy_run(ctx, RF__ORDER_VALUE, false, ans, NULL, err));
     rf_answer_t *other = rf_answer_new(pb);

@@ -30,6 +30,12 @@ typedef enum {
  * pods) and keeps the lower penalty: the value never changes. */
 rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order order, bool polish, rf_answer_t *ans,
                          double *gang_lb, rf_error_t *err);
+/* The order of the greedy strategy's first pass: value order, or on batches
+ * above S_BOTH_CELLS nodes x pod sets Kueue's order, the only pass the
+ * strategy runs there. ilp and auto start from a polished pass in this
+ * order, so that they are never behind the greedy strategy, even when the
+ * time allows no second pass. */
+rf__greedy_order rf__greedy_first_order(const rf_solve_ctx_t *ctx);
 /* rf__greedy_run without polish or bounds, on a context of its own (for
  * callers outside a solve, such as tests). */
 rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order order, rf_answer_t *ans, rf_error_t *err);

@@ -120,12 +120,14 @@ static rf_status s_greedy_best(const rf_solve_ctx_t *ctx, rf__ilp_clock_t *ck, c
         ck->greedy_ms = first_ms;
     } else {
         double t0 = rf_now_ms();
-        RF_CALL(rf__greedy_run(ctx, RF__ORDER_VALUE, true, out, gang_lb, err));
+        RF_CALL(rf__greedy_run(ctx, rf__greedy_first_order(ctx), true, out, gang_lb, err));
         ck->greedy_ms = rf_now_ms() - t0;
     }
     if (out->summary.optimal)
         return RF_OK;
-    const rf__greedy_order more[] = {RF__ORDER_QUEUE, RF__ORDER_KUEUE};
+    /* the orders the first pass did not take (auto's first pass is in rf__greedy_first_order's too) */
+    bool kueue_first = rf__greedy_first_order(ctx) == RF__ORDER_KUEUE;
+    const rf__greedy_order more[] = {RF__ORDER_QUEUE, kueue_first ? RF__ORDER_VALUE : RF__ORDER_KUEUE};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
         if (!rf__ilp_time_for(ck, ck->greedy_ms) ||
             (pb->options.admission == RF_ADMIT_ORDERED && more[i] == RF__ORDER_QUEUE))

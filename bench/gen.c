@@ -45,27 +45,6 @@
 #define S_TAIL_MIN      16
 #define S_TAIL_MAX      1024
 
-/* ---- buffer ---------------------------------------------------------------------------------------------------- */
-
-void bench_buf_init(bench_buf_t *buf)
-{
-    rf__jw_init(&buf->jw);
-}
-
-void bench_buf_fini(bench_buf_t *buf)
-{
-    if (buf)
-        rf__jw_fini(&buf->jw);
-}
-
-void bench_buf_printf(bench_buf_t *buf, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    rf__jw_vprintf(&buf->jw, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- PRNG: xoshiro256** seeded by splitmix64 ------------------------------------------------------------------- */
 
 typedef struct {
@@ -177,14 +156,13 @@ typedef struct {
 
 /* The cluster: every host, with its used GPUs, cordons and taints drawn
  * (probabilities out of `den`: full hosts pf_i, partly used pp_i). */
-static void s_emit_nodes(const s_fabric_t *f, s_rng_t *rng, uint64_t den, uint64_t pf_i, uint64_t pp_i,
-                         bench_buf_t *out, bench_gen_stats_t *st_out)
+static void s_emit_nodes(const s_fabric_t *f, s_rng_t *rng, uint64_t den, uint64_t pf_i, uint64_t pp_i, rf__jw_t *out,
+                         bench_gen_stats_t *st_out)
 {
     bench_gen_stats_t st = *st_out;
-    bench_buf_printf(out, "{\n  \"cluster\": {\n");
-    bench_buf_printf(out,
-                     "    \"levels\": [\"example.com/block\", \"example.com/rack\", \"kubernetes.io/hostname\"],\n");
-    bench_buf_printf(out, "    \"level_costs\": [100, 10, 1],\n    \"nodes\": [\n");
+    rf__jw_printf(out, "{\n  \"cluster\": {\n");
+    rf__jw_printf(out, "    \"levels\": [\"example.com/block\", \"example.com/rack\", \"kubernetes.io/hostname\"],\n");
+    rf__jw_printf(out, "    \"level_costs\": [100, 10, 1],\n    \"nodes\": [\n");
     for (int32_t i = 0; i < f->n; i++) {
         const s_host_t *h = &f->hosts[i];
         uint64_t u = s_rng_below(rng, den);
@@ -199,29 +177,29 @@ static void s_emit_nodes(const s_fabric_t *f, s_rng_t *rng, uint64_t den, uint64
         if (!cordoned)
             st.gpus_free += S_GPUS_PER_HOST - used;
 
-        bench_buf_printf(out,
-                         "      {\"name\": \"%s\", \"labels\": {\"example.com/block\": \"%s\", \"example.com/rack\": "
-                         "\"%s\", \"kubernetes.io/hostname\": \"%s\"",
-                         h->name, h->block, h->rack, h->name);
+        rf__jw_printf(out,
+                      "      {\"name\": \"%s\", \"labels\": {\"example.com/block\": \"%s\", \"example.com/rack\": "
+                      "\"%s\", \"kubernetes.io/hostname\": \"%s\"",
+                      h->name, h->block, h->rack, h->name);
         if (f->product)
-            bench_buf_printf(out, ", \"nvidia.com/gpu.product\": \"%s\"", f->product);
-        bench_buf_printf(out,
-                         "},\n       \"allocatable\": {\"nvidia.com/gpu\": %d, \"cpu\": \"128\", \"memory\": \"1Ti\", "
-                         "\"pods\": 110}",
-                         S_GPUS_PER_HOST);
+            rf__jw_printf(out, ", \"nvidia.com/gpu.product\": \"%s\"", f->product);
+        rf__jw_printf(out,
+                      "},\n       \"allocatable\": {\"nvidia.com/gpu\": %d, \"cpu\": \"128\", \"memory\": \"1Ti\", "
+                      "\"pods\": 110}",
+                      S_GPUS_PER_HOST);
         if (used > 0)
-            bench_buf_printf(out,
-                             ",\n       \"used\": {\"nvidia.com/gpu\": %d, \"cpu\": \"%d\", \"memory\": \"%dGi\", "
-                             "\"pods\": %d}",
-                             used, used * 12, used * 96, (used + 1) / 2);
+            rf__jw_printf(out,
+                          ",\n       \"used\": {\"nvidia.com/gpu\": %d, \"cpu\": \"%d\", \"memory\": \"%dGi\", "
+                          "\"pods\": %d}",
+                          used, used * 12, used * 96, (used + 1) / 2);
         if (tainted)
-            bench_buf_printf(out, ",\n       \"taints\": [{\"key\": \"example.com/maintenance\", \"value\": \"true\", "
-                                  "\"effect\": \"NoSchedule\"}]");
+            rf__jw_printf(out, ",\n       \"taints\": [{\"key\": \"example.com/maintenance\", \"value\": \"true\", "
+                               "\"effect\": \"NoSchedule\"}]");
         if (cordoned)
-            bench_buf_printf(out, ",\n       \"unschedulable\": true");
-        bench_buf_printf(out, "}%s\n", i + 1 < f->n ? "," : "");
+            rf__jw_printf(out, ",\n       \"unschedulable\": true");
+        rf__jw_printf(out, "}%s\n", i + 1 < f->n ? "," : "");
     }
-    bench_buf_printf(out, "    ]\n  },\n  \"gangs\": [\n");
+    rf__jw_printf(out, "    ]\n  },\n  \"gangs\": [\n");
 
     *st_out = st;
 }
@@ -263,7 +241,7 @@ static const char *const s_teams[] = {"vision", "speech", "nlp", "rec", "rl", "i
 /* Gang g of job `job`: its pod sets, topology, slice, elasticity, priority,
  * tolerations and selector drawn. */
 static void s_emit_gang(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t *rng, uint64_t den, int32_t g,
-                        const s_job_t *job, bench_buf_t *out, bench_gen_stats_t *st)
+                        const s_job_t *job, rf__jw_t *out, bench_gen_stats_t *st)
 {
     int32_t n = job->gpus;
     int32_t pods = n < S_GPUS_PER_HOST ? 1 : n / S_GPUS_PER_HOST;
@@ -312,11 +290,11 @@ static void s_emit_gang(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t 
     st->pods += pods + (launcher ? 1 : 0);
     st->gpus_requested += n;
 
-    bench_buf_printf(out, "    {\"name\": \"%s/job-%05d\", \"priority\": %lld", s_teams[u_team], (int)g,
-                     (long long)priority);
+    rf__jw_printf(out, "    {\"name\": \"%s/job-%05d\", \"priority\": %lld", s_teams[u_team], (int)g,
+                  (long long)priority);
     if (required)
-        bench_buf_printf(out, ", \"topology\": {\"required\": \"%s\"}", required);
-    bench_buf_printf(out, ",\n     \"pod_sets\": [");
+        rf__jw_printf(out, ", \"topology\": {\"required\": \"%s\"}", required);
+    rf__jw_printf(out, ",\n     \"pod_sets\": [");
     const char *tol = tolerate ? ", \"tolerations\": [{\"key\": \"example.com/maintenance\", \"operator\": "
                                  "\"Exists\", \"effect\": \"NoSchedule\"}]"
                                : "";
@@ -324,20 +302,20 @@ static void s_emit_gang(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t 
     if (select)
         snprintf(sel, sizeof(sel), ", \"node_selector\": {\"nvidia.com/gpu.product\": \"%s\"}", f->product);
     if (launcher)
-        bench_buf_printf(out,
-                         "\n       {\"name\": \"launcher\", \"count\": 1, \"requests\": {\"cpu\": \"4\", "
-                         "\"memory\": \"16Gi\"}%s},",
-                         tol);
-    bench_buf_printf(out,
-                     "\n       {\"name\": \"workers\", \"count\": %d, \"min_count\": %d, \"requests\": "
-                     "{\"nvidia.com/gpu\": %d, \"cpu\": \"%d\", \"memory\": \"%dGi\"}%s%s",
-                     (int)pods, (int)min_count, (int)per_pod, (int)per_pod * 12, (int)per_pod * 96, sel, tol);
+        rf__jw_printf(out,
+                      "\n       {\"name\": \"launcher\", \"count\": 1, \"requests\": {\"cpu\": \"4\", "
+                      "\"memory\": \"16Gi\"}%s},",
+                      tol);
+    rf__jw_printf(out,
+                  "\n       {\"name\": \"workers\", \"count\": %d, \"min_count\": %d, \"requests\": "
+                  "{\"nvidia.com/gpu\": %d, \"cpu\": \"%d\", \"memory\": \"%dGi\"}%s%s",
+                  (int)pods, (int)min_count, (int)per_pod, (int)per_pod * 12, (int)per_pod * 96, sel, tol);
     if (slice)
-        bench_buf_printf(out, ", \"slice\": {\"size\": %d, \"required\": \"%s\"}", (int)slice, slice_level);
-    bench_buf_printf(out, "}]}%s\n", g + 1 < o->gangs ? "," : "");
+        rf__jw_printf(out, ", \"slice\": {\"size\": %d, \"required\": \"%s\"}", (int)slice, slice_level);
+    rf__jw_printf(out, "}]}%s\n", g + 1 < o->gangs ? "," : "");
 }
 
-static rf_status s_emit(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t *rng, bench_buf_t *out,
+static rf_status s_emit(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t *rng, rf__jw_t *out,
                         bench_gen_stats_t *stats, rf_error_t *err)
 {
     if (o->gangs < 0 || o->gangs > 10000000)
@@ -368,7 +346,7 @@ static rf_status s_emit(const s_fabric_t *f, const bench_gen_opts_t *o, s_rng_t 
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     for (int32_t g = 0; g < o->gangs; g++)
         s_emit_gang(f, o, rng, den, g, &jobs[g], out, &st);
-    bench_buf_printf(out, "  ]\n}\n");
+    rf__jw_printf(out, "  ]\n}\n");
     free(jobs);
     if (out->oom)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory writing the problem");
@@ -398,7 +376,7 @@ void bench_gen_opts_lingjun(bench_gen_opts_t *opts)
     opts->gangs = 200;
 }
 
-rf_status bench_gen_fabric(const bench_gen_opts_t *opts, bench_buf_t *out, bench_gen_stats_t *stats, rf_error_t *err)
+rf_status bench_gen_fabric(const bench_gen_opts_t *opts, rf__jw_t *out, bench_gen_stats_t *stats, rf_error_t *err)
 {
     if (opts->blocks < 1 || opts->racks < 1 || opts->hosts < 1 || opts->blocks > 1000 || opts->racks > 1000 ||
         opts->hosts > 1000 || (int64_t)opts->blocks * opts->racks * opts->hosts > 1000000)
@@ -479,7 +457,7 @@ static bool s_name_hosts(s_fabric_t *f, char (*ips)[72])
     return true;
 }
 
-rf_status bench_gen_lingjun(const bench_gen_opts_t *opts, bench_buf_t *out, bench_gen_stats_t *stats, rf_error_t *err)
+rf_status bench_gen_lingjun(const bench_gen_opts_t *opts, rf__jw_t *out, bench_gen_stats_t *stats, rf_error_t *err)
 {
     if (!opts->topo)
         return rf_error_set(err, RF_EINVAL, "", "lingjun needs --topo PATH (alibaba-lingjun-2023/topo.csv)");
@@ -720,30 +698,30 @@ static int s_fill_place(s_fill_t *f, int32_t pods, int32_t *first, int32_t *n_ou
 
 /* ---- writing a problem back as contract JSON ---- */
 
-static void s_w_qty(bench_buf_t *o, const rf_problem_t *p, int32_t r, int64_t v)
+static void s_w_qty(rf__jw_t *o, const rf_problem_t *p, int32_t r, int64_t v)
 {
     char buf[64];
     rf_qty_format(v, rf_qty_kind_of(p->resources[r]), buf, (int)sizeof(buf));
-    rf__jw_sep(&o->jw);
-    rf__jw_key(&o->jw, p->resources[r]);
-    rf__jw_str(&o->jw, buf);
+    rf__jw_sep(o);
+    rf__jw_key(o, p->resources[r]);
+    rf__jw_str(o, buf);
 }
 
 /* A quantity map of the resources in v that are non-zero (skip: pods when
  * `skip_pods`, or UNLIMITED values). */
-static void s_w_qtys(bench_buf_t *o, const rf_problem_t *p, const char *key, const int64_t *v, bool skip_pods)
+static void s_w_qtys(rf__jw_t *o, const rf_problem_t *p, const char *key, const int64_t *v, bool skip_pods)
 {
     bool any = false;
     for (int32_t r = skip_pods ? 1 : 0; r < p->n_resources; r++)
         any = any || (v[r] != 0 && v[r] != RF_QTY_UNLIMITED);
     if (!any)
         return;
-    rf__jw_key(&o->jw, key); /* writes its own comma */
-    bench_buf_printf(o, "{");
+    rf__jw_key(o, key); /* writes its own comma */
+    rf__jw_printf(o, "{");
     for (int32_t r = skip_pods ? 1 : 0; r < p->n_resources; r++)
         if (v[r] != 0 && v[r] != RF_QTY_UNLIMITED)
             s_w_qty(o, p, r, v[r]);
-    bench_buf_printf(o, "}");
+    rf__jw_printf(o, "}");
 }
 
 static const char *s_effect_name(rf_effect e)
@@ -754,160 +732,159 @@ static const char *s_effect_name(rf_effect e)
                                                : NULL;
 }
 
-static void s_w_topology(bench_buf_t *o, const rf_problem_t *p, rf_topology_t t)
+static void s_w_topology(rf__jw_t *o, const rf_problem_t *p, rf_topology_t t)
 {
     if (t.required < 0 && t.preferred < 0)
         return;
-    bench_buf_printf(o, ", \"topology\": {");
+    rf__jw_printf(o, ", \"topology\": {");
     if (t.required >= 0) {
-        rf__jw_key(&o->jw, "required");
-        rf__jw_str(&o->jw, p->levels[t.required]);
+        rf__jw_key(o, "required");
+        rf__jw_str(o, p->levels[t.required]);
     }
     if (t.preferred >= 0) {
-        rf__jw_sep(&o->jw);
-        rf__jw_key(&o->jw, "preferred");
-        rf__jw_str(&o->jw, p->levels[t.preferred]);
+        rf__jw_sep(o);
+        rf__jw_key(o, "preferred");
+        rf__jw_str(o, p->levels[t.preferred]);
     }
-    bench_buf_printf(o, "}");
+    rf__jw_printf(o, "}");
 }
 
-static void s_w_nodes(bench_buf_t *o, const rf_problem_t *p, const int64_t *used)
+static void s_w_nodes(rf__jw_t *o, const rf_problem_t *p, const int64_t *used)
 {
-    bench_buf_printf(o, "{\n  \"cluster\": {\n    \"levels\": [");
+    rf__jw_printf(o, "{\n  \"cluster\": {\n    \"levels\": [");
     for (int32_t l = 0; l < p->n_levels; l++) {
-        rf__jw_sep(&o->jw);
-        rf__jw_str(&o->jw, p->levels[l]);
+        rf__jw_sep(o);
+        rf__jw_str(o, p->levels[l]);
     }
-    bench_buf_printf(o, "],\n    \"level_costs\": [");
+    rf__jw_printf(o, "],\n    \"level_costs\": [");
     for (int32_t l = 0; l < p->n_levels; l++)
-        bench_buf_printf(o, "%s%.17g", l ? ", " : "", p->level_costs[l]);
-    bench_buf_printf(o, "],\n    \"nodes\": [\n");
+        rf__jw_printf(o, "%s%.17g", l ? ", " : "", p->level_costs[l]);
+    rf__jw_printf(o, "],\n    \"nodes\": [\n");
     for (int32_t n = 0; n < p->n_nodes; n++) {
         const rf_node_t *node = &p->nodes[n];
-        bench_buf_printf(o, "      {\"name\": ");
-        rf__jw_str(&o->jw, node->name);
-        bench_buf_printf(o, ", \"labels\": {");
+        rf__jw_printf(o, "      {\"name\": ");
+        rf__jw_str(o, node->name);
+        rf__jw_printf(o, ", \"labels\": {");
         for (int32_t i = 0; i < node->n_labels; i++) {
-            rf__jw_sep(&o->jw);
-            rf__jw_key(&o->jw, node->labels[i].key);
-            rf__jw_str(&o->jw, node->labels[i].value);
+            rf__jw_sep(o);
+            rf__jw_key(o, node->labels[i].key);
+            rf__jw_str(o, node->labels[i].value);
         }
-        bench_buf_printf(o, "}");
+        rf__jw_printf(o, "}");
         s_w_qtys(o, p, "allocatable", node->allocatable, false);
         s_w_qtys(o, p, "used", &used[(size_t)n * (size_t)p->n_resources], false);
         if (node->n_taints > 0) {
-            bench_buf_printf(o, ", \"taints\": [");
+            rf__jw_printf(o, ", \"taints\": [");
             for (int32_t i = 0; i < node->n_taints; i++) {
                 const rf_taint_t *t = &node->taints[i];
-                bench_buf_printf(o, "%s{\"key\": ", i ? ", " : "");
-                rf__jw_str(&o->jw, t->key);
+                rf__jw_printf(o, "%s{\"key\": ", i ? ", " : "");
+                rf__jw_str(o, t->key);
                 if (t->value && t->value[0]) {
-                    bench_buf_printf(o, ", \"value\": ");
-                    rf__jw_str(&o->jw, t->value);
+                    rf__jw_printf(o, ", \"value\": ");
+                    rf__jw_str(o, t->value);
                 }
-                bench_buf_printf(o, ", \"effect\": \"%s\"}",
-                                 s_effect_name(t->effect) ? s_effect_name(t->effect) : "NoSchedule");
+                rf__jw_printf(o, ", \"effect\": \"%s\"}",
+                              s_effect_name(t->effect) ? s_effect_name(t->effect) : "NoSchedule");
             }
-            bench_buf_printf(o, "]");
+            rf__jw_printf(o, "]");
         }
         if (node->unschedulable)
-            bench_buf_printf(o, ", \"unschedulable\": true");
-        bench_buf_printf(o, "}%s\n", n + 1 < p->n_nodes ? "," : "");
+            rf__jw_printf(o, ", \"unschedulable\": true");
+        rf__jw_printf(o, "}%s\n", n + 1 < p->n_nodes ? "," : "");
     }
-    bench_buf_printf(o, "    ]\n  },\n");
+    rf__jw_printf(o, "    ]\n  },\n");
 }
 
-static void s_w_pod_set(bench_buf_t *o, const rf_problem_t *p, const rf_pod_set_t *ps)
+static void s_w_pod_set(rf__jw_t *o, const rf_problem_t *p, const rf_pod_set_t *ps)
 {
-    bench_buf_printf(o, "{\"name\": ");
-    rf__jw_str(&o->jw, ps->name);
-    bench_buf_printf(o, ", \"count\": %lld, \"min_count\": %lld", (long long)ps->count, (long long)ps->min_count);
+    rf__jw_printf(o, "{\"name\": ");
+    rf__jw_str(o, ps->name);
+    rf__jw_printf(o, ", \"count\": %lld, \"min_count\": %lld", (long long)ps->count, (long long)ps->min_count);
     s_w_qtys(o, p, "requests", ps->requests, true);
     if (ps->n_node_selector > 0) {
-        bench_buf_printf(o, ", \"node_selector\": {");
+        rf__jw_printf(o, ", \"node_selector\": {");
         for (int32_t i = 0; i < ps->n_node_selector; i++) {
-            rf__jw_sep(&o->jw);
-            rf__jw_key(&o->jw, ps->node_selector[i].key);
-            rf__jw_str(&o->jw, ps->node_selector[i].value);
+            rf__jw_sep(o);
+            rf__jw_key(o, ps->node_selector[i].key);
+            rf__jw_str(o, ps->node_selector[i].value);
         }
-        bench_buf_printf(o, "}");
+        rf__jw_printf(o, "}");
     }
     if (ps->n_tolerations > 0) {
-        bench_buf_printf(o, ", \"tolerations\": [");
+        rf__jw_printf(o, ", \"tolerations\": [");
         for (int32_t i = 0; i < ps->n_tolerations; i++) {
             const rf_toleration_t *t = &ps->tolerations[i];
-            bench_buf_printf(o, "%s{\"operator\": \"%s\"", i ? ", " : "", t->op == RF_TOL_EXISTS ? "Exists" : "Equal");
+            rf__jw_printf(o, "%s{\"operator\": \"%s\"", i ? ", " : "", t->op == RF_TOL_EXISTS ? "Exists" : "Equal");
             if (t->key && t->key[0]) {
-                bench_buf_printf(o, ", \"key\": ");
-                rf__jw_str(&o->jw, t->key);
+                rf__jw_printf(o, ", \"key\": ");
+                rf__jw_str(o, t->key);
             }
             if (t->value && t->value[0]) {
-                bench_buf_printf(o, ", \"value\": ");
-                rf__jw_str(&o->jw, t->value);
+                rf__jw_printf(o, ", \"value\": ");
+                rf__jw_str(o, t->value);
             }
             if (s_effect_name(t->effect))
-                bench_buf_printf(o, ", \"effect\": \"%s\"", s_effect_name(t->effect));
-            bench_buf_printf(o, "}");
+                rf__jw_printf(o, ", \"effect\": \"%s\"", s_effect_name(t->effect));
+            rf__jw_printf(o, "}");
         }
-        bench_buf_printf(o, "]");
+        rf__jw_printf(o, "]");
     }
     s_w_topology(o, p, ps->topology);
     if (ps->slice.size > 0) {
-        bench_buf_printf(o, ", \"slice\": {\"size\": %d, \"required\": ", (int)ps->slice.size);
-        rf__jw_str(&o->jw, p->levels[ps->slice.level]);
-        bench_buf_printf(o, "}");
+        rf__jw_printf(o, ", \"slice\": {\"size\": %d, \"required\": ", (int)ps->slice.size);
+        rf__jw_str(o, p->levels[ps->slice.level]);
+        rf__jw_printf(o, "}");
     }
     if (ps->n_bound > 0) {
-        bench_buf_printf(o, ", \"bound\": [");
+        rf__jw_printf(o, ", \"bound\": [");
         for (int32_t b = 0; b < ps->n_bound; b++) {
             const rf_bound_t *bd = &ps->bound[b];
-            bench_buf_printf(o, "%s{\"node\": ", b ? ", " : "");
-            rf__jw_str(&o->jw, p->nodes[bd->node].name);
+            rf__jw_printf(o, "%s{\"node\": ", b ? ", " : "");
+            rf__jw_str(o, p->nodes[bd->node].name);
             if (bd->ranks) {
-                bench_buf_printf(o, ", \"ranks\": [");
+                rf__jw_printf(o, ", \"ranks\": [");
                 for (int32_t k = 0; k < bd->count; k++)
-                    bench_buf_printf(o, "%s%d", k ? ", " : "", (int)bd->ranks[k]);
-                bench_buf_printf(o, "]}");
+                    rf__jw_printf(o, "%s%d", k ? ", " : "", (int)bd->ranks[k]);
+                rf__jw_printf(o, "]}");
             } else {
-                bench_buf_printf(o, ", \"count\": %d}", (int)bd->count);
+                rf__jw_printf(o, ", \"count\": %d}", (int)bd->count);
             }
         }
-        bench_buf_printf(o, "]");
+        rf__jw_printf(o, "]");
     }
-    bench_buf_printf(o, "}");
+    rf__jw_printf(o, "}");
 }
 
-static void s_w_run_pod_set(bench_buf_t *o, const rf_problem_t *p, const char *name, const int64_t *req,
+static void s_w_run_pod_set(rf__jw_t *o, const rf_problem_t *p, const char *name, const int64_t *req,
                             const rf_run_placement_t *pl, int32_t n_pl)
 {
-    bench_buf_printf(o, "{\"name\": ");
-    rf__jw_str(&o->jw, name);
+    rf__jw_printf(o, "{\"name\": ");
+    rf__jw_str(o, name);
     s_w_qtys(o, p, "requests", req, true);
-    bench_buf_printf(o, ", \"placements\": [");
+    rf__jw_printf(o, ", \"placements\": [");
     for (int32_t i = 0; i < n_pl; i++) {
-        bench_buf_printf(o, "%s{\"node\": ", i ? ", " : "");
-        rf__jw_str(&o->jw, p->nodes[pl[i].node].name);
-        bench_buf_printf(o, ", \"count\": %d}", (int)pl[i].count);
+        rf__jw_printf(o, "%s{\"node\": ", i ? ", " : "");
+        rf__jw_str(o, p->nodes[pl[i].node].name);
+        rf__jw_printf(o, ", \"count\": %d}", (int)pl[i].count);
     }
-    bench_buf_printf(o, "]}");
+    rf__jw_printf(o, "]}");
 }
 
-static void s_w_options(bench_buf_t *o, const rf_problem_t *p)
+static void s_w_options(rf__jw_t *o, const rf_problem_t *p)
 {
     const rf_options_t *op = &p->options;
-    bench_buf_printf(o, "  \"options\": {\"mode\": \"%s\", \"time_limit_ms\": %lld, \"threads\": %d, ",
-                     op->mode == RF_MODE_GREEDY ? "greedy"
-                     : op->mode == RF_MODE_ILP  ? "ilp"
-                                                : "auto",
-                     (long long)op->time_limit_ms, (int)op->threads);
-    bench_buf_printf(
+    rf__jw_printf(o, "  \"options\": {\"mode\": \"%s\", \"time_limit_ms\": %lld, \"threads\": %d, ",
+                  op->mode == RF_MODE_GREEDY ? "greedy"
+                  : op->mode == RF_MODE_ILP  ? "ilp"
+                                             : "auto",
+                  (long long)op->time_limit_ms, (int)op->threads);
+    rf__jw_printf(
         o, "\"admission\": \"%s\", \"value_resource\": ", op->admission == RF_ADMIT_ORDERED ? "ordered" : "value");
-    rf__jw_str(&o->jw, op->value_resource_name ? op->value_resource_name : "nvidia.com/gpu");
-    bench_buf_printf(o, ", \"preemption\": \"%s\"}\n}\n",
-                     op->preemption == RF_PREEMPT_NEVER ? "never" : "lower_priority");
+    rf__jw_str(o, op->value_resource_name ? op->value_resource_name : "nvidia.com/gpu");
+    rf__jw_printf(o, ", \"preemption\": \"%s\"}\n}\n", op->preemption == RF_PREEMPT_NEVER ? "never" : "lower_priority");
 }
 
-rf_status bench_gen_running(const rf_problem_t *p, const bench_run_opts_t *opts, bench_buf_t *out,
+rf_status bench_gen_running(const rf_problem_t *p, const bench_run_opts_t *opts, rf__jw_t *out,
                             bench_run_stats_t *stats, rf_error_t *err)
 {
     if (!(opts->fill >= 0 && opts->fill <= 1))
@@ -1040,34 +1017,34 @@ rf_status bench_gen_running(const rf_problem_t *p, const bench_run_opts_t *opts,
 
     /* The problem: cluster (used raised), gangs as they were, running, options. */
     s_w_nodes(out, p, f.used);
-    bench_buf_printf(out, "  \"gangs\": [\n");
+    rf__jw_printf(out, "  \"gangs\": [\n");
     for (int32_t g = 0; g < p->n_gangs; g++) {
         const rf_gang_t *gang = &p->gangs[g];
-        bench_buf_printf(out, "    {\"name\": ");
-        rf__jw_str(&out->jw, gang->name);
-        bench_buf_printf(out, ", \"priority\": %lld, \"bandwidth\": %.17g", (long long)gang->priority, gang->bandwidth);
+        rf__jw_printf(out, "    {\"name\": ");
+        rf__jw_str(out, gang->name);
+        rf__jw_printf(out, ", \"priority\": %lld, \"bandwidth\": %.17g", (long long)gang->priority, gang->bandwidth);
         s_w_topology(out, p, gang->topology);
-        bench_buf_printf(out, ",\n     \"pod_sets\": [");
+        rf__jw_printf(out, ",\n     \"pod_sets\": [");
         for (int32_t j = 0; j < gang->n_pod_sets; j++) {
-            bench_buf_printf(out, "%s", j ? ", " : "");
+            rf__jw_printf(out, "%s", j ? ", " : "");
             s_w_pod_set(out, p, &gang->pod_sets[j]);
         }
-        bench_buf_printf(out, "]}%s\n", g + 1 < p->n_gangs ? "," : "");
+        rf__jw_printf(out, "]}%s\n", g + 1 < p->n_gangs ? "," : "");
     }
-    bench_buf_printf(out, "  ],\n  \"running\": [\n");
+    rf__jw_printf(out, "  ],\n  \"running\": [\n");
     int32_t n_all = p->n_running + f.n_runs;
     for (int32_t v = 0; v < p->n_running; v++) { /* the base problem's own, first */
         const rf_running_t *rg = &p->running[v];
-        bench_buf_printf(out, "    {\"name\": ");
-        rf__jw_str(&out->jw, rg->name);
-        bench_buf_printf(out, ", \"priority\": %lld, \"bandwidth\": %.17g, \"preemptible\": %s,\n     \"pod_sets\": [",
-                         (long long)rg->priority, rg->bandwidth, rg->preemptible ? "true" : "false");
+        rf__jw_printf(out, "    {\"name\": ");
+        rf__jw_str(out, rg->name);
+        rf__jw_printf(out, ", \"priority\": %lld, \"bandwidth\": %.17g, \"preemptible\": %s,\n     \"pod_sets\": [",
+                      (long long)rg->priority, rg->bandwidth, rg->preemptible ? "true" : "false");
         for (int32_t j = 0; j < rg->n_pod_sets; j++) {
-            bench_buf_printf(out, "%s", j ? ", " : "");
+            rf__jw_printf(out, "%s", j ? ", " : "");
             s_w_run_pod_set(out, p, rg->pod_sets[j].name, rg->pod_sets[j].requests, rg->pod_sets[j].placements,
                             rg->pod_sets[j].n_placements);
         }
-        bench_buf_printf(out, "]}%s\n", v + 1 < n_all ? "," : "");
+        rf__jw_printf(out, "]}%s\n", v + 1 < n_all ? "," : "");
     }
     for (int32_t i = 0; i < f.n_runs; i++) {
         const s_run_t *run = &f.runs[i];
@@ -1078,13 +1055,13 @@ rf_status bench_gen_running(const rf_problem_t *p, const bench_run_opts_t *opts,
             reqv[f.ix_cpu] = (int64_t)run->gpus_per_pod * 12 * 1000;
         if (f.ix_mem >= 0)
             reqv[f.ix_mem] = (int64_t)run->gpus_per_pod * 96 * 1024 * 1024 * 1024;
-        bench_buf_printf(
-            out, "    {\"name\": \"%s/run-%05d\", \"priority\": %lld, \"preemptible\": %s,\n     \"pod_sets\": [",
-            s_teams[run->team], (int)i, (long long)run->priority, run->preemptible ? "true" : "false");
+        rf__jw_printf(out,
+                      "    {\"name\": \"%s/run-%05d\", \"priority\": %lld, \"preemptible\": %s,\n     \"pod_sets\": [",
+                      s_teams[run->team], (int)i, (long long)run->priority, run->preemptible ? "true" : "false");
         s_w_run_pod_set(out, p, "workers", reqv, &f.pl[run->first], run->n);
-        bench_buf_printf(out, "]}%s\n", p->n_running + i + 1 < n_all ? "," : "");
+        rf__jw_printf(out, "]}%s\n", p->n_running + i + 1 < n_all ? "," : "");
     }
-    bench_buf_printf(out, "  ],\n");
+    rf__jw_printf(out, "  ],\n");
     s_w_options(out, p);
     if (out->oom) {
         st = rf_error_set(err, RF_ENOMEM, "", "out of memory writing the problem");

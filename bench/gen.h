@@ -21,28 +21,6 @@
 #include "rackfit/problem.h"
 #include "rackfit/status.h"
 
-/* A growable text buffer: the base layer's writer (base/jw.h), its members
- * also under the names bench has always used (`data` is the writer's `p`).
- * `oom` is sticky: once an append failed, the buffer keeps its old contents
- * and every later append is a no-op. */
-typedef union {
-    rf__jw_t jw;
-    struct {
-        char *data; /* NUL-terminated while len > 0 */
-        size_t len;
-        size_t cap;
-        bool oom;
-    };
-} bench_buf_t;
-
-void bench_buf_init(bench_buf_t *buf);
-void bench_buf_fini(bench_buf_t *buf);
-void bench_buf_printf(bench_buf_t *buf, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
 typedef struct {
     int32_t blocks;    /* fabric only */
     int32_t racks;     /* per block, fabric only */
@@ -74,8 +52,8 @@ void bench_gen_opts_lingjun(bench_gen_opts_t *opts);
 /* Append a problem to `out` (which the caller initialised). `stats` may be NULL.
  * Errors: RF_EINVAL (bad sizes), RF_EIO (topo.csv unreadable or malformed),
  * RF_ENOMEM. */
-rf_status bench_gen_fabric(const bench_gen_opts_t *opts, bench_buf_t *out, bench_gen_stats_t *stats, rf_error_t *err);
-rf_status bench_gen_lingjun(const bench_gen_opts_t *opts, bench_buf_t *out, bench_gen_stats_t *stats, rf_error_t *err);
+rf_status bench_gen_fabric(const bench_gen_opts_t *opts, rf__jw_t *out, bench_gen_stats_t *stats, rf_error_t *err);
+rf_status bench_gen_lingjun(const bench_gen_opts_t *opts, rf__jw_t *out, bench_gen_stats_t *stats, rf_error_t *err);
 
 /* ---- the running-gang variant of a batch model ----------------------------------------------------------------
  *
@@ -118,7 +96,7 @@ typedef struct {
 void bench_run_opts_default(bench_run_opts_t *opts);
 /* Append the variant of `base` to `out`. `stats` may be NULL. Errors:
  * RF_EINVAL (fill outside [0, 1]), RF_ENOMEM. */
-rf_status bench_gen_running(const rf_problem_t *base, const bench_run_opts_t *opts, bench_buf_t *out,
+rf_status bench_gen_running(const rf_problem_t *base, const bench_run_opts_t *opts, rf__jw_t *out,
                             bench_run_stats_t *stats, rf_error_t *err);
 
 #endif

@@ -142,15 +142,15 @@ int bench_ilp_main(int argc, char **argv)
     if (large) {
         bench_gen_opts_t o;
         bench_gen_opts_fabric(&o);
-        bench_buf_t b;
-        bench_buf_init(&b);
+        rf__jw_t b;
+        rf__jw_init(&b);
         rf_error_t err;
         if (bench_gen_fabric(&o, &b, NULL, &err) != RF_OK ||
-            rf_problem_from_json(b.data, b.len, NULL, &cases[n].pb, &err) != RF_OK) {
+            rf_problem_from_json(b.p, b.len, NULL, &cases[n].pb, &err) != RF_OK) {
             fprintf(stderr, "rackfit-bench ilp: fabric: %s\n", err.message);
             return 1;
         }
-        bench_buf_fini(&b);
+        rf__jw_fini(&b);
         cases[n++].name = "fabric-16384 (generated, seed 1)";
     }
     if (gap) {

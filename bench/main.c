@@ -367,26 +367,26 @@ static char *s_read(const char *path, size_t *len)
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return NULL;
-    bench_buf_t b;
-    bench_buf_init(&b);
+    rf__jw_t b;
+    rf__jw_init(&b);
     char chunk[1 << 16];
     size_t n;
     while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-        bench_buf_printf(&b, "%.*s", (int)n, chunk);
+        rf__jw_printf(&b, "%.*s", (int)n, chunk);
     fclose(fp);
     if (b.oom) {
-        bench_buf_fini(&b);
+        rf__jw_fini(&b);
         return NULL;
     }
     *len = b.len;
-    if (!b.data)
-        b.data = calloc(1, 1);
-    return b.data;
+    if (!b.p)
+        b.p = calloc(1, 1);
+    return b.p;
 }
 
 /* ---- output ---------------------------------------------------------------------------------------------------- */
 
-static void s_machine(bench_buf_t *o, const s_cfg_t *cfg)
+static void s_machine(rf__jw_t *o, const s_cfg_t *cfg)
 {
     char model[256] = "unknown";
     FILE *fp = fopen("/proc/cpuinfo", "r");
@@ -414,114 +414,113 @@ static void s_machine(bench_buf_t *o, const s_cfg_t *cfg)
     char date[64];
     time_t now = time(NULL);
     strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-    bench_buf_printf(o, "## Machine\n\n");
-    bench_buf_printf(o, "- CPU: %s, %ld online CPUs (nproc)\n", model, sysconf(_SC_NPROCESSORS_ONLN));
-    bench_buf_printf(o, "- Kernel: %s\n", kernel);
-    bench_buf_printf(o, "- Date: %s\n", date);
+    rf__jw_printf(o, "## Machine\n\n");
+    rf__jw_printf(o, "- CPU: %s, %ld online CPUs (nproc)\n", model, sysconf(_SC_NPROCESSORS_ONLN));
+    rf__jw_printf(o, "- Kernel: %s\n", kernel);
+    rf__jw_printf(o, "- Date: %s\n", date);
 #if defined(__OPTIMIZE__) && defined(NDEBUG)
-    bench_buf_printf(o, "- Build: optimized, assertions off (Release)\n");
+    rf__jw_printf(o, "- Build: optimized, assertions off (Release)\n");
 #elif defined(__OPTIMIZE__)
-    bench_buf_printf(o, "- Build: optimized, assertions ON (not a Release build)\n");
+    rf__jw_printf(o, "- Build: optimized, assertions ON (not a Release build)\n");
 #else
-    bench_buf_printf(o, "- Build: NOT optimized (debug build: timings are not representative)\n");
+    rf__jw_printf(o, "- Build: NOT optimized (debug build: timings are not representative)\n");
 #endif
-    bench_buf_printf(o, "- Greedy timing: one thread (options.threads = 1), process %s, median of %d runs\n",
-                     cfg->pin ? "pinned to one CPU" : "not pinned", cfg->runs);
-    bench_buf_printf(o, "- Command: `%s`\n\n", cfg->cmdline);
+    rf__jw_printf(o, "- Greedy timing: one thread (options.threads = 1), process %s, median of %d runs\n",
+                  cfg->pin ? "pinned to one CPU" : "not pinned", cfg->runs);
+    rf__jw_printf(o, "- Command: `%s`\n\n", cfg->cmdline);
 }
 
-static void s_tables(bench_buf_t *o, const s_result_t *r, int n)
+static void s_tables(rf__jw_t *o, const s_result_t *r, int n)
 {
-    bench_buf_printf(o, "## Speed: parse and greedy solve\n\n");
-    bench_buf_printf(
+    rf__jw_printf(o, "## Speed: parse and greedy solve\n\n");
+    rf__jw_printf(
         o, "| problem | nodes | gangs | pods asked | GPUs free | GPUs asked | JSON | parse ms (median) | "
            "greedy solve ms: median [min, max] | greedy CPU ms (median) | gangs/s | peak RSS MiB | arena MiB |\n");
-    bench_buf_printf(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    rf__jw_printf(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < n; i++) {
-        bench_buf_printf(o, "| %s | %d | %d | %lld | %lld | %lld | %.1f KiB | %.2f [%.2f, %.2f] | ", r[i].name,
-                         (int)r[i].nodes, (int)r[i].gangs, (long long)r[i].pods, (long long)r[i].units_free,
-                         (long long)r[i].units_asked, (double)r[i].bytes / 1024.0, r[i].parse_med, r[i].parse_min,
-                         r[i].parse_max);
+        rf__jw_printf(o, "| %s | %d | %d | %lld | %lld | %lld | %.1f KiB | %.2f [%.2f, %.2f] | ", r[i].name,
+                      (int)r[i].nodes, (int)r[i].gangs, (long long)r[i].pods, (long long)r[i].units_free,
+                      (long long)r[i].units_asked, (double)r[i].bytes / 1024.0, r[i].parse_med, r[i].parse_min,
+                      r[i].parse_max);
         if (r[i].have_greedy)
-            bench_buf_printf(o, "%.3f [%.3f, %.3f] | %.3f | %.0f | ", r[i].solve_med, r[i].solve_min, r[i].solve_max,
-                             r[i].solve_cpu_med, r[i].solve_med > 0 ? r[i].gangs / (r[i].solve_med / 1000.0) : 0.0);
+            rf__jw_printf(o, "%.3f [%.3f, %.3f] | %.3f | %.0f | ", r[i].solve_med, r[i].solve_min, r[i].solve_max,
+                          r[i].solve_cpu_med, r[i].solve_med > 0 ? r[i].gangs / (r[i].solve_med / 1000.0) : 0.0);
         else
-            bench_buf_printf(o, "not available | — | — | ");
-        bench_buf_printf(o, "%.1f | %.2f |\n", r[i].rss_mib, r[i].arena_mib);
+            rf__jw_printf(o, "not available | — | — | ");
+        rf__jw_printf(o, "%.1f | %.2f |\n", r[i].rss_mib, r[i].arena_mib);
     }
-    bench_buf_printf(o, "\nSources: ");
+    rf__jw_printf(o, "\nSources: ");
     for (int i = 0; i < n; i++)
-        bench_buf_printf(o, "%s`%s` = %s", i ? "; " : "", r[i].name, r[i].source);
-    bench_buf_printf(o, ".\n\n");
+        rf__jw_printf(o, "%s`%s` = %s", i ? "; " : "", r[i].name, r[i].source);
+    rf__jw_printf(o, ".\n\n");
 
-    bench_buf_printf(o, "## Quality: greedy against the baselines\n\n");
-    bench_buf_printf(o, "Value is GPU units admitted per priority (`priority: units`); domains are the mean number of "
-                        "distinct domains per admitted gang at each level (1 is compact). Kube's answer admits only "
-                        "gangs that got every pod and keep their required topology; `partial` counts the gangs it "
-                        "left partly placed, `idle GPUs` the GPUs their placed pods hold, `broken` the complete "
-                        "gangs whose spread breaks a required level or slice. `vs greedy` compares the "
-                        "baseline's answer with the greedy's by the contract's objective (value per priority, "
-                        "highest first, then penalty), with rf_answer_compare.\n\n");
-    bench_buf_printf(o,
-                     "| problem | strategy | ms | admitted | rejected | value per priority | total value | penalty | "
+    rf__jw_printf(o, "## Quality: greedy against the baselines\n\n");
+    rf__jw_printf(o, "Value is GPU units admitted per priority (`priority: units`); domains are the mean number of "
+                     "distinct domains per admitted gang at each level (1 is compact). Kube's answer admits only "
+                     "gangs that got every pod and keep their required topology; `partial` counts the gangs it "
+                     "left partly placed, `idle GPUs` the GPUs their placed pods hold, `broken` the complete "
+                     "gangs whose spread breaks a required level or slice. `vs greedy` compares the "
+                     "baseline's answer with the greedy's by the contract's objective (value per priority, "
+                     "highest first, then penalty), with rf_answer_compare.\n\n");
+    rf__jw_printf(o, "| problem | strategy | ms | admitted | rejected | value per priority | total value | penalty | "
                      "mean domains per level | vs greedy | partial | idle GPUs | broken |\n");
-    bench_buf_printf(o, "|---|---|---:|---:|---:|---|---:|---:|---|---|---:|---:|---:|\n");
+    rf__jw_printf(o, "|---|---|---:|---:|---:|---|---:|---:|---|---|---:|---:|---:|\n");
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < S_N_STRATEGIES; k++) {
             const s_quality_t *q = &r[i].q[k];
             if (!q->ran) {
-                bench_buf_printf(o, "| %s | %s | — | — | — | not available | — | — | — | — | — | — | — |\n", r[i].name,
-                                 s_strategy_names[k]);
+                rf__jw_printf(o, "| %s | %s | — | — | — | not available | — | — | — | — | — | — | — |\n", r[i].name,
+                              s_strategy_names[k]);
                 continue;
             }
-            bench_buf_printf(o, "| %s | %s | %.2f | %d | %d | ", r[i].name, s_strategy_names[k], q->ms,
-                             (int)q->admitted, (int)q->rejected);
+            rf__jw_printf(o, "| %s | %s | %.2f | %d | %d | ", r[i].name, s_strategy_names[k], q->ms, (int)q->admitted,
+                          (int)q->rejected);
             int64_t total = 0;
             for (int32_t v = 0; v < q->n_value; v++) {
-                bench_buf_printf(o, "%s%lld: %lld", v ? " · " : "", (long long)q->value[v].priority,
-                                 (long long)q->value[v].units);
+                rf__jw_printf(o, "%s%lld: %lld", v ? " · " : "", (long long)q->value[v].priority,
+                              (long long)q->value[v].units);
                 total += q->value[v].units;
             }
-            bench_buf_printf(o, " | %lld | %.0f | ", (long long)total, q->penalty);
+            rf__jw_printf(o, " | %lld | %.0f | ", (long long)total, q->penalty);
             for (int32_t l = 0; l < r[i].levels; l++)
-                bench_buf_printf(o, "%s%s %.2f", l ? " · " : "", r[i].level_names[l], q->domains[l]);
+                rf__jw_printf(o, "%s%s %.2f", l ? " · " : "", r[i].level_names[l], q->domains[l]);
             static const char *const vs[] = {"greedy better", "equal", "baseline better", "—"};
-            bench_buf_printf(o, " | %s", vs[q->vs_greedy + 1]);
+            rf__jw_printf(o, " | %s", vs[q->vs_greedy + 1]);
             if (k == 2)
-                bench_buf_printf(o, " | %d | %lld | %d |\n", (int)r[i].kube.partial,
-                                 (long long)r[i].kube.partial_idle_units, (int)r[i].kube.broken);
+                rf__jw_printf(o, " | %d | %lld | %d |\n", (int)r[i].kube.partial,
+                              (long long)r[i].kube.partial_idle_units, (int)r[i].kube.broken);
             else
-                bench_buf_printf(o, " | — | — | — |\n");
+                rf__jw_printf(o, " | — | — | — |\n");
         }
     }
-    bench_buf_printf(o, "\n");
+    rf__jw_printf(o, "\n");
 
-    bench_buf_printf(o, "## Targets (2-core machine)\n\n| target | measured | verdict |\n|---|---|---|\n");
+    rf__jw_printf(o, "## Targets (2-core machine)\n\n| target | measured | verdict |\n|---|---|---|\n");
     int shown = 0;
     for (int i = 0; i < n; i++) {
         const s_result_t *x = &r[i];
         if (x->nodes == 16384 && x->gangs == 1000) {
             shown++;
             if (x->have_greedy)
-                bench_buf_printf(o, "| %s: greedy solve < 20 ms on one core | %.3f ms (median) | %s |\n", x->name,
-                                 x->solve_med, x->solve_med < 20 ? "PASS" : "FAIL");
+                rf__jw_printf(o, "| %s: greedy solve < 20 ms on one core | %.3f ms (median) | %s |\n", x->name,
+                              x->solve_med, x->solve_med < 20 ? "PASS" : "FAIL");
             else
-                bench_buf_printf(o, "| %s: greedy solve < 20 ms on one core | not measured | — |\n", x->name);
-            bench_buf_printf(o, "| %s: peak memory < 256 MiB | %.1f MiB (process peak RSS) | %s |\n", x->name,
-                             x->rss_mib, x->rss_mib < 256 ? "PASS" : "FAIL");
+                rf__jw_printf(o, "| %s: greedy solve < 20 ms on one core | not measured | — |\n", x->name);
+            rf__jw_printf(o, "| %s: peak memory < 256 MiB | %.1f MiB (process peak RSS) | %s |\n", x->name, x->rss_mib,
+                          x->rss_mib < 256 ? "PASS" : "FAIL");
         }
         if (x->nodes == 1024 && x->gangs == 200) {
             shown++;
             if (x->have_greedy)
-                bench_buf_printf(o, "| %s: greedy solve < 2 ms | %.3f ms (median) | %s |\n", x->name, x->solve_med,
-                                 x->solve_med < 2 ? "PASS" : "FAIL");
+                rf__jw_printf(o, "| %s: greedy solve < 2 ms | %.3f ms (median) | %s |\n", x->name, x->solve_med,
+                              x->solve_med < 2 ? "PASS" : "FAIL");
             else
-                bench_buf_printf(o, "| %s: greedy solve < 2 ms | not measured | — |\n", x->name);
+                rf__jw_printf(o, "| %s: greedy solve < 2 ms | not measured | — |\n", x->name);
         }
     }
     if (!shown)
-        bench_buf_printf(o, "| (no problem of the target sizes in this run) | — | — |\n");
-    bench_buf_printf(o, "\n");
+        rf__jw_printf(o, "| (no problem of the target sizes in this run) | — | — |\n");
+    rf__jw_printf(o, "\n");
 }
 
 static const char s_method[] =
@@ -552,21 +551,21 @@ static const char s_method[] =
 
 static void s_emit_results(const s_cfg_t *cfg, const s_result_t *r, int n, bool full)
 {
-    bench_buf_t o;
-    bench_buf_init(&o);
+    rf__jw_t o;
+    rf__jw_init(&o);
     if (full)
-        bench_buf_printf(&o, "%s", s_method);
+        rf__jw_printf(&o, "%s", s_method);
     s_machine(&o, cfg);
     s_tables(&o, r, n);
     if (o.oom)
         s_die(1, "out of memory");
-    fwrite(o.data, 1, o.len, stdout);
+    fwrite(o.p, 1, o.len, stdout);
     if (cfg->out) {
         FILE *fp = fopen(cfg->out, "w");
-        if (!fp || fwrite(o.data, 1, o.len, fp) != o.len || fclose(fp) != 0)
+        if (!fp || fwrite(o.p, 1, o.len, fp) != o.len || fclose(fp) != 0)
             s_die(1, "%s: %s", cfg->out, strerror(errno));
     }
-    bench_buf_fini(&o);
+    rf__jw_fini(&o);
 }
 
 /* ---- subcommands ----------------------------------------------------------------------------------------------- */
@@ -642,20 +641,20 @@ static int s_gen_running(int argc, char **argv)
     rf_error_clear(&err);
     if (rf_problem_from_json_file(base, &lim, &p, &err) != RF_OK)
         s_die(1, "%s: %s%s%s", base, err.message, err.path[0] ? " at " : "", err.path);
-    bench_buf_t b;
-    bench_buf_init(&b);
+    rf__jw_t b;
+    rf__jw_init(&b);
     bench_run_stats_t st;
     if (bench_gen_running(p, &o, &b, &st, &err) != RF_OK)
         s_die(1, "gen running: %s", err.message);
     FILE *fp = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
-    if (!fp || fwrite(b.data, 1, b.len, fp) != b.len || (fp != stdout && fclose(fp) != 0))
+    if (!fp || fwrite(b.p, 1, b.len, fp) != b.len || (fp != stdout && fclose(fp) != 0))
         s_die(1, "%s: %s", out, strerror(errno));
     fprintf(stderr,
             "rackfit-bench gen running: %d running gangs (%d not preemptible), %lld pods, %lld GPUs (%lld at "
             "priority 0); free GPUs %lld -> %lld; %zu bytes\n",
             (int)st.running, (int)st.not_preemptible, (long long)st.running_pods, (long long)st.running_gpus,
             (long long)st.running_gpus_low, (long long)st.gpus_free_before, (long long)st.gpus_free_after, b.len);
-    bench_buf_fini(&b);
+    rf__jw_fini(&b);
     rf_problem_destroy(&p);
     return 0;
 }
@@ -699,8 +698,8 @@ static int s_gen(int argc, char **argv)
     }
     if (!out)
         s_die(2, "gen: -o FILE is required");
-    bench_buf_t b;
-    bench_buf_init(&b);
+    rf__jw_t b;
+    rf__jw_init(&b);
     bench_gen_stats_t st;
     rf_error_t err;
     rf_error_clear(&err);
@@ -708,7 +707,7 @@ static int s_gen(int argc, char **argv)
     if (s != RF_OK)
         s_die(1, "gen %s: %s", kind, err.message);
     FILE *fp = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
-    if (!fp || fwrite(b.data, 1, b.len, fp) != b.len || (fp != stdout && fclose(fp) != 0))
+    if (!fp || fwrite(b.p, 1, b.len, fp) != b.len || (fp != stdout && fclose(fp) != 0))
         s_die(1, "%s: %s", out, strerror(errno));
     fprintf(stderr,
             "rackfit-bench gen %s: %d nodes (%d racks, %d blocks), %d gangs, %lld pods, %lld GPUs (%lld free), "
@@ -716,7 +715,7 @@ static int s_gen(int argc, char **argv)
             kind, (int)st.nodes, (int)st.racks, (int)st.blocks, (int)st.gangs, (long long)st.pods,
             (long long)st.gpus_total, (long long)st.gpus_free, (long long)st.gpus_requested,
             st.gpus_free ? (double)st.gpus_requested / (double)st.gpus_free : 0.0, b.len);
-    bench_buf_fini(&b);
+    rf__jw_fini(&b);
     return 0;
 }
 
@@ -827,16 +826,16 @@ static int s_suite(s_cfg_t *cfg, int argc, char **argv, bool full)
     if (!cfg->skip_large) {
         bench_gen_opts_t o;
         bench_gen_opts_fabric(&o);
-        bench_buf_t b;
-        bench_buf_init(&b);
+        rf__jw_t b;
+        rf__jw_init(&b);
         rf_error_t err;
         rf_error_clear(&err);
         if (bench_gen_fabric(&o, &b, NULL, &err) != RF_OK)
             s_die(1, "gen fabric: %s", err.message);
         s_measure(cfg, "fabric-16384",
-                  "generated in memory: `rackfit-bench gen fabric --seed 1` (16x32x32, 1000 gangs)", b.data, b.len,
+                  "generated in memory: `rackfit-bench gen fabric --seed 1` (16x32x32, 1000 gangs)", b.p, b.len,
                   &res[n++]);
-        bench_buf_fini(&b);
+        rf__jw_fini(&b);
     }
     s_emit_results(cfg, res, n, full);
     return 0;
@@ -910,8 +909,8 @@ static void s_pre_measure(const s_cfg_t *cfg, const char *name, const rf_problem
 {
     memset(res, 0, sizeof(*res));
     snprintf(res->name, sizeof(res->name), "%s", name);
-    bench_buf_t b;
-    bench_buf_init(&b);
+    rf__jw_t b;
+    rf__jw_init(&b);
     rf_error_t err;
     rf_error_clear(&err);
     if (bench_gen_running(base, ro, &b, &res->rs, &err) != RF_OK)
@@ -919,9 +918,9 @@ static void s_pre_measure(const s_cfg_t *cfg, const char *name, const rf_problem
     rf_limits_t lim;
     s_limits(&lim);
     rf_problem_t *p = NULL;
-    if (rf_problem_from_json(b.data, b.len, &lim, &p, &err) != RF_OK)
+    if (rf_problem_from_json(b.p, b.len, &lim, &p, &err) != RF_OK)
         s_die(1, "%s: the running variant does not parse: %s at %s", name, err.message, err.path);
-    bench_buf_fini(&b);
+    rf__jw_fini(&b);
     res->nodes = p->n_nodes;
     res->gangs = p->n_gangs;
     res->running = p->n_running;
@@ -1011,53 +1010,53 @@ static void s_loadavg(char *buf, size_t cap)
 static void s_pre_emit(const s_cfg_t *cfg, const s_pre_result_t *r, int n, const bench_run_opts_t *ro, int64_t limit_ms,
                        const char *load0, const char *load1)
 {
-    bench_buf_t o;
-    bench_buf_init(&o);
+    rf__jw_t o;
+    rf__jw_init(&o);
     s_machine(&o, cfg);
-    bench_buf_printf(&o, "- Load average (1, 5, 15 min): %s at the start, %s at the end\n", load0, load1);
-    bench_buf_printf(&o,
-                     "- Variants: `bench_gen_running` with fill %.2f, seed %llu; ilp and auto with a %lld ms "
-                     "limit, one thread\n\n",
-                     ro->fill, (unsigned long long)ro->seed, (long long)limit_ms);
-    bench_buf_printf(&o, "| model | nodes | pending gangs | GPUs asked at priority >= 100 | running gangs (not "
-                         "preemptible) | their GPUs (at priority 0) | free GPUs before -> after |\n");
-    bench_buf_printf(&o, "|---|---:|---:|---:|---:|---:|---:|\n");
+    rf__jw_printf(&o, "- Load average (1, 5, 15 min): %s at the start, %s at the end\n", load0, load1);
+    rf__jw_printf(&o,
+                  "- Variants: `bench_gen_running` with fill %.2f, seed %llu; ilp and auto with a %lld ms "
+                  "limit, one thread\n\n",
+                  ro->fill, (unsigned long long)ro->seed, (long long)limit_ms);
+    rf__jw_printf(&o, "| model | nodes | pending gangs | GPUs asked at priority >= 100 | running gangs (not "
+                      "preemptible) | their GPUs (at priority 0) | free GPUs before -> after |\n");
+    rf__jw_printf(&o, "|---|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < n; i++)
-        bench_buf_printf(&o, "| %s | %d | %d | %lld | %d (%d) | %lld (%lld) | %lld -> %lld |\n", r[i].name,
-                         (int)r[i].nodes, (int)r[i].gangs, (long long)r[i].asked_high, (int)r[i].rs.running,
-                         (int)r[i].rs.not_preemptible, (long long)r[i].rs.running_gpus,
-                         (long long)r[i].rs.running_gpus_low, (long long)r[i].rs.gpus_free_before,
-                         (long long)r[i].rs.gpus_free_after);
-    bench_buf_printf(&o, "\n| model | strategy | solve ms: median [min, max] | CPU ms | admitted | new pods | value "
-                         "per priority (GPUs, running kept included) | preempted gangs | GPUs evicted | penalty | "
-                         "vs greedy | proven optimal |\n");
-    bench_buf_printf(&o, "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|---:|\n");
+        rf__jw_printf(&o, "| %s | %d | %d | %lld | %d (%d) | %lld (%lld) | %lld -> %lld |\n", r[i].name,
+                      (int)r[i].nodes, (int)r[i].gangs, (long long)r[i].asked_high, (int)r[i].rs.running,
+                      (int)r[i].rs.not_preemptible, (long long)r[i].rs.running_gpus,
+                      (long long)r[i].rs.running_gpus_low, (long long)r[i].rs.gpus_free_before,
+                      (long long)r[i].rs.gpus_free_after);
+    rf__jw_printf(&o, "\n| model | strategy | solve ms: median [min, max] | CPU ms | admitted | new pods | value "
+                      "per priority (GPUs, running kept included) | preempted gangs | GPUs evicted | penalty | "
+                      "vs greedy | proven optimal |\n");
+    rf__jw_printf(&o, "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|---:|\n");
     static const char *const vs[] = {"greedy better", "equal", "better than greedy", "—"};
     for (int i = 0; i < n; i++)
         for (int k = 0; k < S_PRE_STRATEGIES; k++) {
             const s_pre_q_t *q = &r[i].q[k];
             if (!q->ran) {
-                bench_buf_printf(&o, "| %s | %s | not available | | | | | | | | | |\n", r[i].name, s_pre_names[k]);
+                rf__jw_printf(&o, "| %s | %s | not available | | | | | | | | | |\n", r[i].name, s_pre_names[k]);
                 continue;
             }
-            bench_buf_printf(&o, "| %s | %s | %.2f [%.2f, %.2f] | %.1f | %d | %lld | ", r[i].name, s_pre_names[k],
-                             q->ms, q->ms_min, q->ms_max, q->cpu_ms, (int)q->admitted, (long long)q->new_pods);
+            rf__jw_printf(&o, "| %s | %s | %.2f [%.2f, %.2f] | %.1f | %d | %lld | ", r[i].name, s_pre_names[k], q->ms,
+                          q->ms_min, q->ms_max, q->cpu_ms, (int)q->admitted, (long long)q->new_pods);
             for (int32_t v = 0; v < q->n_value; v++)
-                bench_buf_printf(&o, "%s%lld: %lld", v ? " · " : "", (long long)q->value[v].priority,
-                                 (long long)q->value[v].units);
-            bench_buf_printf(&o, " | %d | %lld | %.0f | %s | %d of %d |\n", (int)q->preempted,
-                             (long long)q->gpus_evicted, q->penalty, vs[q->vs_greedy + 1], (int)q->optimal, cfg->runs);
+                rf__jw_printf(&o, "%s%lld: %lld", v ? " · " : "", (long long)q->value[v].priority,
+                              (long long)q->value[v].units);
+            rf__jw_printf(&o, " | %d | %lld | %.0f | %s | %d of %d |\n", (int)q->preempted, (long long)q->gpus_evicted,
+                          q->penalty, vs[q->vs_greedy + 1], (int)q->optimal, cfg->runs);
         }
-    bench_buf_printf(&o, "\n");
+    rf__jw_printf(&o, "\n");
     if (o.oom)
         s_die(1, "out of memory");
-    fwrite(o.data, 1, o.len, stdout);
+    fwrite(o.p, 1, o.len, stdout);
     if (cfg->out) {
         FILE *fp = fopen(cfg->out, "w");
-        if (!fp || fwrite(o.data, 1, o.len, fp) != o.len || fclose(fp) != 0)
+        if (!fp || fwrite(o.p, 1, o.len, fp) != o.len || fclose(fp) != 0)
             s_die(1, "%s: %s", cfg->out, strerror(errno));
     }
-    bench_buf_fini(&o);
+    rf__jw_fini(&o);
 }
 
 static int s_preempt_suite(s_cfg_t *cfg, int argc, char **argv)
@@ -1102,15 +1101,15 @@ static int s_preempt_suite(s_cfg_t *cfg, int argc, char **argv)
     if (!cfg->skip_large) {
         bench_gen_opts_t o;
         bench_gen_opts_fabric(&o);
-        bench_buf_t b;
-        bench_buf_init(&b);
+        rf__jw_t b;
+        rf__jw_init(&b);
         rf_error_clear(&err);
         if (bench_gen_fabric(&o, &b, NULL, &err) != RF_OK)
             s_die(1, "gen fabric: %s", err.message);
         rf_problem_t *p = NULL;
-        if (rf_problem_from_json(b.data, b.len, &lim, &p, &err) != RF_OK)
+        if (rf_problem_from_json(b.p, b.len, &lim, &p, &err) != RF_OK)
             s_die(1, "fabric-16384: %s", err.message);
-        bench_buf_fini(&b);
+        rf__jw_fini(&b);
         s_pre_measure(cfg, "fabric-16384", p, &ro, limit_ms, &res[n++]);
         rf_problem_destroy(&p);
     }

@@ -101,7 +101,7 @@ static void s_die(const char *what, const rf_error_t *err)
 }
 
 /* The fabric generator's problem as a document (in `arena`). */
-static rf_doc_t *s_fabric(int blocks, int racks, int hosts, int gangs, rf__arena_t *arena, bench_buf_t *json)
+static rf_doc_t *s_fabric(int blocks, int racks, int hosts, int gangs, rf__arena_t *arena, rf__jw_t *json)
 {
     bench_gen_opts_t o;
     bench_gen_opts_fabric(&o);
@@ -110,13 +110,13 @@ static rf_doc_t *s_fabric(int blocks, int racks, int hosts, int gangs, rf__arena
     o.hosts = hosts;
     o.gangs = gangs;
     rf_error_t err;
-    bench_buf_init(json);
+    rf__jw_init(json);
     if (bench_gen_fabric(&o, json, NULL, &err) != RF_OK)
         s_die("gen fabric", &err);
     rf_limits_t lim;
     rf_limits_default(&lim);
     rf_doc_t *doc = NULL;
-    if (rf__json_parse(json->data, json->len, &lim, arena, &doc, &err) != RF_OK)
+    if (rf__json_parse(json->p, json->len, &lim, arena, &doc, &err) != RF_OK)
         s_die("parse the generated problem", &err);
     return doc;
 }
@@ -728,7 +728,7 @@ int bench_service_main(int argc, char **argv)
     rf_error_t err;
     rf__arena_t *arena = rf__arena_new(0);
     rf__mp_writer_t *w = rf__mp_writer_new();
-    bench_buf_t json16k, json1k;
+    rf__jw_t json16k, json1k;
 
     /* 1. decode a 16,384-node problem in this process */
     rf_doc_t *full = s_fabric(16, 32, 32, 1000, arena, &json16k);
@@ -763,8 +763,8 @@ int bench_service_main(int argc, char **argv)
     if (o.runs == 0) { /* the in-process phases only */
         free(full_msg);
         rf__mp_writer_destroy(&w);
-        bench_buf_fini(&json16k);
-        bench_buf_fini(&json1k);
+        rf__jw_fini(&json16k);
+        rf__jw_fini(&json1k);
         rf__arena_destroy(&arena);
         return 0;
     }
@@ -812,8 +812,8 @@ int bench_service_main(int argc, char **argv)
     free(full_msg);
     rf_client_destroy(&c);
     rf__mp_writer_destroy(&w);
-    bench_buf_fini(&json16k);
-    bench_buf_fini(&json1k);
+    rf__jw_fini(&json16k);
+    rf__jw_fini(&json1k);
     rf__arena_destroy(&arena);
     if (child > 0) {
         kill(child, SIGTERM);

@@ -26,14 +26,14 @@ static void s_small(bench_gen_opts_t *o, uint64_t seed)
 
 static char *s_gen(const bench_gen_opts_t *o, bench_gen_stats_t *st)
 {
-    bench_buf_t buf;
-    bench_buf_init(&buf);
+    rf__jw_t buf;
+    rf__jw_init(&buf);
     rf_error_t err;
     cr_assert_eq(bench_gen_fabric(o, &buf, st, &err), RF_OK, "%s", err.message);
     cr_assert_not(buf.oom);
     cr_assert_gt(buf.len, 0);
-    char *text = strdup(buf.data);
-    bench_buf_fini(&buf);
+    char *text = strdup(buf.p);
+    rf__jw_fini(&buf);
     return text;
 }
 
@@ -86,8 +86,8 @@ Test(gen, bad_sizes_are_refused)
     bench_gen_opts_t o;
     s_small(&o, 1);
     o.racks = 0;
-    bench_buf_t buf;
-    bench_buf_init(&buf);
+    rf__jw_t buf;
+    rf__jw_init(&buf);
     rf_error_t err;
     cr_assert_eq(bench_gen_fabric(&o, &buf, NULL, &err), RF_EINVAL);
     cr_assert_neq(err.message[0], '\0', "the error says what is wrong");
@@ -97,7 +97,7 @@ Test(gen, bad_sizes_are_refused)
     s_small(&o, 1);
     o.load = 2.0;
     cr_assert_eq(bench_gen_fabric(&o, &buf, NULL, &err), RF_EINVAL);
-    bench_buf_fini(&buf);
+    rf__jw_fini(&buf);
     rf_test_no_leaks();
 }
 
@@ -106,13 +106,13 @@ Test(gen, lingjun_missing_topo_is_an_io_error)
     bench_gen_opts_t o;
     bench_gen_opts_lingjun(&o);
     o.topo = "/nonexistent/topo.csv";
-    bench_buf_t buf;
-    bench_buf_init(&buf);
+    rf__jw_t buf;
+    rf__jw_init(&buf);
     rf_error_t err;
     cr_assert_eq(bench_gen_lingjun(&o, &buf, NULL, &err), RF_EIO);
     cr_assert(strstr(err.message, "topo") || strstr(err.path, "topo") || strstr(err.message, "nonexistent"), "%s",
               err.message);
-    bench_buf_fini(&buf);
+    rf__jw_fini(&buf);
     rf_test_no_leaks();
 }
 
@@ -139,13 +139,13 @@ static char *s_running(const rf_problem_t *base, uint64_t seed, double fill, ben
     bench_run_opts_default(&ro);
     ro.seed = seed;
     ro.fill = fill;
-    bench_buf_t buf;
-    bench_buf_init(&buf);
+    rf__jw_t buf;
+    rf__jw_init(&buf);
     rf_error_t err;
     cr_assert_eq(bench_gen_running(base, &ro, &buf, st, &err), RF_OK, "%s", err.message);
     cr_assert_not(buf.oom);
-    char *text = strdup(buf.data);
-    bench_buf_fini(&buf);
+    char *text = strdup(buf.p);
+    rf__jw_fini(&buf);
     return text;
 }
 
@@ -264,12 +264,12 @@ Test(gen, running_variant_refuses_a_fill_outside_0_1)
     bench_run_opts_t ro;
     bench_run_opts_default(&ro);
     ro.fill = 1.5;
-    bench_buf_t buf;
-    bench_buf_init(&buf);
+    rf__jw_t buf;
+    rf__jw_init(&buf);
     rf_error_t err;
     cr_assert_eq(bench_gen_running(base, &ro, &buf, NULL, &err), RF_EINVAL);
     cr_assert_neq(err.message[0], '\0');
-    bench_buf_fini(&buf);
+    rf__jw_fini(&buf);
     rf_problem_destroy(&base);
     rf_test_no_leaks();
 }

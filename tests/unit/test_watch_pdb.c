@@ -5,13 +5,15 @@
  * selector selects all in policy/v1 and nothing in policy/v1beta1), and the
  * running gang it protects (watcher/gangs.c): sent as not preemptible when
  * evicting it whole would take more disruptions than its budget allows, or a
- * pod of it has two budgets (the Eviction API refuses both); budgets arrive
- * through watch events (watcher/watch.c) and the next plan follows them.
- * The list+watch on loopback: a server without policy/v1 (before 1.21)
- * answers 404 there, and the budgets are read as policy/v1beta1 (the cache's
- * `older` bit set); a server with neither leaves the kind synced and empty,
- * and so does one whose RBAC forbids listing them (403: the watcher is ready
- * without them). */
+ * pod of it has two budgets (the Eviction API refuses both), each budget by
+ * its own API version's rule, many budgets and gangs at once; budgets arrive
+ * through watch events (watcher/watch.c, a stale status as MODIFIED too) and
+ * the next plan follows them. The list+watch on loopback: a server without
+ * policy/v1 (before 1.21) answers 404 there, and the budgets are read as
+ * policy/v1beta1 (recorded on each), with policy/v1 asked again later; a
+ * server with neither leaves the kind synced and empty, and so does one whose
+ * RBAC forbids listing them (403: the watcher is ready without them) or
+ * revokes it after a list; a 410 relist drops a budget deleted meanwhile. */
 #include <criterion/criterion.h>
 #include <netinet/in.h>
 #include <pthread.h>

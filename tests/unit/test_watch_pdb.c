@@ -448,7 +448,7 @@ static bool s_watch_until(bool beta, s_srv_t *srv, rf__cache_t *c, bool (*done)(
                      .optional = true,
                      .stop = &stop,
                      .timeout_s = 30,
-                     .retry_newer_s = 0.2};
+                     .retry_newer_s = srv->v1_mode == S_UPGRADE ? 0.2 : 0};
     pthread_create(&wt, NULL, rf__watch_run, &w);
     bool synced = false;
     for (int i = 0; i < 400 && !synced; i++) {

@@ -241,3 +241,9 @@ void rf__cache_sweep(rf__cache_t *c, rf__kind kind)
             rf__cache_del(c, kind, key);
         }
 }
+
+void rf__cache_clear(rf__cache_t *c, rf__kind kind)
+{
+    rf__cache_mark_begin(c, kind);
+    rf__cache_sweep(c, kind);
+}

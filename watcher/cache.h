@@ -41,8 +41,6 @@ typedef struct rf__cache {
     uint64_t generation;
     unsigned synced; /* bit (1 << kind) */
     unsigned kinds;  /* the kinds being watched: synced == kinds means ready */
-    unsigned older;  /* bit (1 << kind): read through its older API version (PodDisruptionBudgets as
-                      * policy/v1beta1, on servers before 1.21: an empty selector selects nothing there) */
 } rf__cache_t;
 
 rf__cache_t *rf__cache_new(unsigned kinds);
@@ -63,6 +61,8 @@ void *rf__cache_get(rf__cache_t *c, rf__kind kind, const char *key);
  * sweep removes what is unmarked. */
 void rf__cache_mark_begin(rf__cache_t *c, rf__kind kind);
 void rf__cache_sweep(rf__cache_t *c, rf__kind kind);
+/* Remove every object of `kind` (a kind no longer served, or no longer readable). */
+void rf__cache_clear(rf__cache_t *c, rf__kind kind);
 /* The key of an object of `kind` into buf. */
 void rf__cache_key(rf__kind kind, const void *obj, char *buf, size_t cap);
 /* Destroy an object of `kind` (NULL-safe): what the cache does with what it drops. */

@@ -263,6 +263,7 @@ typedef struct {
     rf__plan_spec_t spec;
     s_item_t *items;
     int32_t n_items;
+    int32_t *run_a, *run_z; /* plan->running[r]'s members: items[run_a[r], run_z[r]) */
 } s_build_t;
 
 static void s_build_fini(s_build_t *b, const rf__plan_t *plan)
@@ -285,6 +286,8 @@ static void s_build_fini(s_build_t *b, const rf__plan_t *plan)
     }
     free(b->spec.running);
     free(b->items);
+    free(b->run_a);
+    free(b->run_z);
 }
 
 /* Nodes by name, the usage of every live pod (bound, assumed, or another
@@ -615,37 +618,115 @@ static rf_status s_run_set(const s_build_t *b, rf__prun_set_t *rs, int32_t i, in
     return RF_OK;
 }
 
+/* Why a running gang may not be preempted for its PodDisruptionBudgets. */
+typedef struct {
+    const rf__kpdb_t *pdb;   /* the budget that forbids it */
+    const rf__kpdb_t *other; /* a second budget selecting `pod` too, or NULL */
+    const char *pod;         /* with `other`: the pod both select */
+    int64_t n;               /* without: how many of the gang's pods `pdb` selects */
+} s_pdb_why_t;
+
+static int s_pdb_cmp(const void *x, const void *y)
+{
+    return strcmp((*(const rf__kpdb_t *const *)x)->ns, (*(const rf__kpdb_t *const *)y)->ns);
+}
+
+/* The first of pdbs[0, n) (sorted by namespace) in namespace `ns`, or n. */
+static int32_t s_pdb_first(const rf__kpdb_t *const *pdbs, int32_t n, const char *ns, bool after)
+{
+    int32_t lo = 0, hi = n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(pdbs[mid]->ns, ns);
+        if (c < 0 || (after && c == 0))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Would evicting the run items[a, z) whole break a PodDisruptionBudget? The
  * Eviction API takes one disruption from a pod's budget per pod, and refuses a
  * pod that more than one budget selects (500): so a gang is safe to preempt
  * only when every budget selects at most `disruptionsAllowed` of its pods and
- * no pod has two. The budget that forbids it (borrowed), or NULL. Budgets
- * shared by two victims of one round are not summed: the second's eviction is
- * refused (429), and victims.c solves the round again without it. */
-static const rf__kpdb_t *s_pdb_forbids(const s_build_t *b, int32_t a, int32_t z)
+ * no pod has two. One pass over (pod x the budgets of its namespace), counting
+ * per budget in counts[] (zero on entry and on return). Budgets shared by two
+ * victims of one round are not summed: the second's eviction is refused
+ * (429), and victims.c solves the round again without it. */
+static bool s_pdb_forbids(const s_build_t *b, const rf__kpdb_t *const *pdbs, int32_t n_pdbs, int64_t *counts, int32_t a,
+                          int32_t z, s_pdb_why_t *why)
 {
-    const rf__kmap_t *dm = &b->cache->maps[RF_KIND_PDB];
-    bool older = b->cache->older & (1u << RF_KIND_PDB);
-    for (int32_t i = a; i < z; i++) {
-        const rf__kpdb_t *first = NULL;
-        for (int32_t d = 0; d < dm->n; d++) {
-            const rf__kpdb_t *pdb = dm->items[d].obj;
-            if (!rf__kpdb_selects(pdb, b->items[i].pod, older))
+    int32_t lo_all = n_pdbs, hi_all = 0;
+    bool bad = false;
+    for (int32_t i = a; i < z && !bad; i++) {
+        const rf__kpod_t *pod = b->items[i].pod;
+        int32_t lo = s_pdb_first(pdbs, n_pdbs, pod->ns, false), hi = s_pdb_first(pdbs, n_pdbs, pod->ns, true);
+        lo_all = lo < lo_all ? lo : lo_all;
+        hi_all = hi > hi_all ? hi : hi_all;
+        int32_t first = -1;
+        for (int32_t d = lo; d < hi; d++) {
+            if (!rf__kpdb_selects(pdbs[d], pod))
                 continue;
-            if (first)
-                return pdb;
-            first = pdb;
+            counts[d]++;
+            if (first >= 0) {
+                *why = (s_pdb_why_t){.pdb = pdbs[first], .other = pdbs[d], .pod = pod->name};
+                bad = true;
+                break;
+            }
+            first = d;
         }
     }
-    for (int32_t d = 0; d < dm->n; d++) {
-        const rf__kpdb_t *pdb = dm->items[d].obj;
-        int64_t n = 0;
-        for (int32_t i = a; i < z; i++)
-            n += rf__kpdb_selects(pdb, b->items[i].pod, older);
-        if (n > pdb->allowed)
-            return pdb;
+    for (int32_t d = lo_all; d < hi_all; d++) {
+        if (!bad && counts[d] > pdbs[d]->allowed) {
+            *why = (s_pdb_why_t){.pdb = pdbs[d], .n = counts[d]};
+            bad = true;
+        }
+        counts[d] = 0;
     }
-    return NULL;
+    return bad;
+}
+
+/* The running gangs left after pruning that a budget protects: sent as not preemptible. */
+static rf_status s_pdb_protect(s_build_t *b, rf__plan_t *plan, rf_error_t *err)
+{
+    const rf__kmap_t *dm = &b->cache->maps[RF_KIND_PDB];
+    bool any = false;
+    for (int32_t r = 0; r < plan->n_running && !any; r++)
+        any = b->spec.running[r].preemptible;
+    if (!any || dm->n == 0)
+        return RF_OK;
+    const rf__kpdb_t **pdbs = malloc((size_t)dm->n * sizeof *pdbs);
+    int64_t *counts = calloc((size_t)dm->n, sizeof *counts);
+    if (!pdbs || !counts) {
+        free(pdbs);
+        free(counts);
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    for (int32_t d = 0; d < dm->n; d++)
+        pdbs[d] = dm->items[d].obj;
+    qsort(pdbs, (size_t)dm->n, sizeof *pdbs, s_pdb_cmp);
+    for (int32_t r = 0; r < plan->n_running; r++) {
+        rf__prun_spec_t *rs = &b->spec.running[r];
+        s_pdb_why_t why;
+        if (!rs->preemptible || !s_pdb_forbids(b, pdbs, dm->n, counts, b->run_a[r], b->run_z[r], &why))
+            continue;
+        rs->preemptible = false;
+        if (why.other)
+            rf__log(RF_LOG_DEBUG,
+                    "gang %s: not preemptible: its pod %s is selected by two PodDisruptionBudgets, %s/%s and %s/%s "
+                    "(the Eviction API refuses such a pod)",
+                    plan->running[r].name, why.pod, why.pdb->ns, why.pdb->name, why.other->ns, why.other->name);
+        else
+            rf__log(RF_LOG_DEBUG,
+                    "gang %s: not preemptible: evicting its %d pods would take %lld disruptions from the "
+                    "PodDisruptionBudget %s/%s (%lld allowed)",
+                    plan->running[r].name, plan->running[r].n_pods, (long long)why.n, why.pdb->ns, why.pdb->name,
+                    (long long)why.pdb->allowed);
+    }
+    free(pdbs);
+    free(counts);
+    return RF_OK;
 }
 
 /* A gang of ours bound whole and running (every member Running on a known
@@ -659,6 +740,8 @@ static rf_status s_running(s_build_t *b, rf__plan_t *plan, int32_t a, int32_t z,
         if (strcmp(b->items[i].pod->phase, "Running") != 0 || !b->items[i].pod->node_name ||
             s_node_index(b->spec.nodes, b->spec.n_nodes, b->items[i].node) < 0)
             return RF_OK;
+    b->run_a[plan->n_running] = a;
+    b->run_z[plan->n_running] = z;
     rf__prun_t *r = &plan->running[plan->n_running];
     rf__prun_spec_t *rs = &b->spec.running[plan->n_running++];
     const rf__kpod_t *first = b->items[a].pod;
@@ -684,14 +767,7 @@ static rf_status s_running(s_build_t *b, rf__plan_t *plan, int32_t a, int32_t z,
         if (!m->ns || !m->name || !m->uid)
             return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     }
-    const rf__kpdb_t *pdb = rs->preemptible ? s_pdb_forbids(b, a, z) : NULL;
-    if (pdb) {
-        rs->preemptible = false;
-        rf__log(RF_LOG_DEBUG,
-                "gang %s: not preemptible: evicting its %d pods would break the PodDisruptionBudget %s/%s "
-                "(%lld disruptions allowed)",
-                r->name, r->n_pods, pdb->ns, pdb->name, (long long)pdb->allowed);
-    }
+    /* its PodDisruptionBudgets: s_pdb_protect, for the gangs s_running_prune keeps */
     for (int32_t i = a; i < z;) {
         int32_t j = i;
         while (j < z && strcmp(b->items[j].pod->sig, b->items[i].pod->sig) == 0)
@@ -716,6 +792,8 @@ static void s_running_prune(s_build_t *b, rf__plan_t *plan)
     for (int32_t r = 0; r < plan->n_running; r++) {
         if (plan->running[r].priority < top) {
             plan->running[keep] = plan->running[r];
+            b->run_a[keep] = b->run_a[r];
+            b->run_z[keep] = b->run_z[r];
             b->spec.running[keep++] = b->spec.running[r];
             continue;
         }
@@ -773,7 +851,9 @@ static rf_status s_build(s_build_t *b, rf__plan_t *plan, rf_error_t *err)
     b->spec.gangs = calloc((size_t)b->n_items + 1, sizeof *b->spec.gangs);
     plan->running = calloc((size_t)b->n_items + 1, sizeof *plan->running);
     b->spec.running = calloc((size_t)b->n_items + 1, sizeof *b->spec.running);
-    if (!plan->gangs || !plan->sent || !b->spec.gangs || !plan->running || !b->spec.running)
+    b->run_a = calloc((size_t)b->n_items + 1, sizeof *b->run_a);
+    b->run_z = calloc((size_t)b->n_items + 1, sizeof *b->run_z);
+    if (!plan->gangs || !plan->sent || !b->spec.gangs || !plan->running || !b->spec.running || !b->run_a || !b->run_z)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory");
     for (int32_t a = 0; a < b->n_items;) {
         int32_t z = a;
@@ -784,6 +864,8 @@ static rf_status s_build(s_build_t *b, rf__plan_t *plan, rf_error_t *err)
         a = z;
     }
     s_running_prune(b, plan);
+    if ((rc = s_pdb_protect(b, plan, err)) != RF_OK)
+        return rc;
     return plan->n_sent ? rf__plan_write(&b->spec, plan, err) : RF_OK;
 }
 

@@ -604,6 +604,8 @@ rf_status rf__kpdb_from_doc(const rf_doc_t *obj, rf__kpdb_t **out, rf_error_t *e
         rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
         goto done;
     }
+    const char *api = rf__doc_str(obj, "apiVersion");
+    d->v1beta1 = api && strcmp(api, "policy/v1beta1") == 0;
     const rf_doc_t *sel = rf__doc_at(obj, "spec.selector");
     d->has_selector = sel && sel->type == RF_DOC_MAP;
     if (d->has_selector &&
@@ -622,12 +624,14 @@ done:
     return rc;
 }
 
-bool rf__kpdb_selects(const rf__kpdb_t *pdb, const rf__kpod_t *pod, bool v1beta1)
+bool rf__kpdb_selects(const rf__kpdb_t *pdb, const rf__kpod_t *pod)
 {
     if (!pdb->has_selector || strcmp(pdb->ns, pod->ns) != 0)
         return false;
+    if (pdb->v1beta1 && pod->labels.n == 0) /* 1.20's Eviction API: a pod without labels has no budget */
+        return false;
     if (pdb->match_labels.n == 0 && pdb->n_exprs == 0)
-        return !v1beta1;
+        return !pdb->v1beta1;
     for (int32_t i = 0; i < pdb->match_labels.n; i++) {
         const char *v = rf__kvs_get(&pod->labels, pdb->match_labels.v[i].key);
         if (!v || strcmp(v, pdb->match_labels.v[i].value) != 0)

@@ -111,6 +111,7 @@ typedef struct {
     rf__nsreq_t *exprs; /* matchExpressions: In NotIn Exists DoesNotExist */
     int32_t n_exprs;
     int64_t allowed; /* status.disruptionsAllowed, 0 when absent, negative or not current */
+    bool v1beta1;    /* read as policy/v1beta1 (apiVersion; the watcher sets it for list items, which carry none) */
 } rf__kpdb_t;
 
 /* Labels that name a pod's role in its gang (NULL-terminated): pods with
@@ -132,10 +133,12 @@ const char *rf__kvs_get(const rf__kvs_t *kvs, const char *key);
 
 /* Does the node match the pod's required node affinity (any term) and node selector? */
 bool rf__kpod_affinity_matches(const rf__kpod_t *pod, const rf__knode_t *node);
-/* Does the budget select the pod (same namespace, selector matches)? An
- * empty selector selects every pod of the namespace in policy/v1 and none in
- * policy/v1beta1 (`v1beta1`: the budget was read as v1beta1). */
-bool rf__kpdb_selects(const rf__kpdb_t *pdb, const rf__kpod_t *pod, bool v1beta1);
+/* Does the budget select the pod (same namespace, selector matches)? By the
+ * rule of the API version the budget was read as (pdb->v1beta1): an empty
+ * selector selects every pod of the namespace in policy/v1 and none in
+ * policy/v1beta1; and a server that serves only v1beta1 (before 1.21) finds
+ * no budget at all for a pod without labels. */
+bool rf__kpdb_selects(const rf__kpdb_t *pdb, const rf__kpod_t *pod);
 /* Is the pod terminal (Succeeded or Failed)? */
 bool rf__kpod_terminal(const rf__kpod_t *pod);
 

@@ -19,8 +19,10 @@ static void s_sleep(double s, const atomic_int *stop)
     }
 }
 
-/* Decode one object of `kind`; NULL (logged) when it is malformed. */
-static void *s_object(rf__kind kind, const rf_doc_t *obj)
+/* Decode one object of `kind`; NULL (logged) when it is malformed. `older`:
+ * it came from the kind's older API version's path (a list's items carry no
+ * apiVersion of their own; a watch event's object does). */
+static void *s_object(rf__kind kind, const rf_doc_t *obj, bool older)
 {
     rf_error_t err;
     rf_error_clear(&err);
@@ -40,10 +42,15 @@ static void *s_object(rf__kind kind, const rf_doc_t *obj)
                 err.path[0] ? ": " : "", err.message);
         return NULL;
     }
+    if (kind == RF_KIND_PDB && !rf__doc_str(obj, "apiVersion"))
+        ((rf__kpdb_t *)out)->v1beta1 = older;
     return out;
 }
 
-int rf__watch_apply(rf__cache_t *cache, rf__kind kind, const char *line, size_t len, char *rv, size_t rv_cap)
+static bool s_forbidden_event(const rf_doc_t *obj);
+
+/* rf__watch_apply, for a stream read from the older API version's path when `older`. */
+static int s_apply(rf__cache_t *cache, rf__kind kind, const char *line, size_t len, char *rv, size_t rv_cap, bool older)
 {
     rf__arena_t *arena = rf__arena_new(0);
     rf_doc_t *doc = NULL;
@@ -67,6 +74,9 @@ int rf__watch_apply(rf__cache_t *cache, rf__kind kind, const char *line, size_t 
         const char *msg = rf__doc_str(obj, "message");
         if (code && code->type == RF_DOC_INT && code->u.i == 410) {
             ret = 1;
+        } else if (s_forbidden_event(obj)) {
+            rf__log(RF_LOG_WARN, "watch %s: error event: %s", s_kind_names[kind], msg ? msg : "(no message)");
+            ret = 2;
         } else {
             rf__log(RF_LOG_WARN, "watch %s: error event: %s", s_kind_names[kind], msg ? msg : "(no message)");
             ret = -1;
@@ -99,7 +109,7 @@ int rf__watch_apply(rf__cache_t *cache, rf__kind kind, const char *line, size_t 
         ret = -1;
         goto done;
     }
-    void *o = s_object(kind, obj);
+    void *o = s_object(kind, obj, older);
     if (o) {
         rf__cache_lock(cache);
         if (rf__cache_put(cache, kind, o) != RF_OK)
@@ -112,18 +122,37 @@ done:
     return ret;
 }
 
+static bool s_forbidden_event(const rf_doc_t *obj)
+{
+    const rf_doc_t *code = rf__doc_get(obj, "code");
+    return code && code->type == RF_DOC_INT && code->u.i == 403;
+}
+
+int rf__watch_apply(rf__cache_t *cache, rf__kind kind, const char *line, size_t len, char *rv, size_t rv_cap)
+{
+    int r = s_apply(cache, kind, line, len, rv, rv_cap, false);
+    return r == 2 ? -1 : r;
+}
+
 typedef struct {
     rf__watch_t *w;
     char rv[64];
     bool gone;
-    int events; /* understood */
-    int bad;    /* not understood, or an ERROR event other than 410 */
+    bool forbidden; /* an ERROR event with code 403 */
+    int events;     /* understood */
+    int bad;        /* not understood, or an ERROR event other than 410 */
 } s_stream_ctx_t;
 
 static int s_on_line(void *ud, const char *line, size_t len)
 {
     s_stream_ctx_t *s = ud;
-    int r = rf__watch_apply(s->w->cache, s->w->kind, line, len, s->rv, sizeof s->rv);
+    const rf__watch_t *w = s->w;
+    int r = s_apply(w->cache, w->kind, line, len, s->rv, sizeof s->rv, w->older && w->path == w->older);
+    if (r == 2) {
+        s->forbidden = true;
+        s->bad++;
+        return 1;
+    }
     if (r < 0)
         s->bad++;
     else
@@ -180,7 +209,7 @@ static rf_status s_list(rf__watch_t *w, rf__kconn_t *conn, char *rv, size_t rv_c
         snprintf(cont, sizeof cont, "%s", c ? c : "");
         const rf_doc_t *items = rf__doc_get(doc, "items");
         for (uint32_t i = 0; items && items->type == RF_DOC_ARRAY && i < items->len; i++) {
-            void *o = s_object(w->kind, &items->u.items[i]);
+            void *o = s_object(w->kind, &items->u.items[i], w->older && w->path == w->older);
             if (!o)
                 continue;
             if (n_objs == cap_objs) {
@@ -220,34 +249,39 @@ void *rf__watch_run(void *arg)
     rf__kconn_t *conn = rf__kconn_new(w->kube);
     s_stream_ctx_t sc = {.w = w};
     bool need_list = true;
-    double backoff = 0.2;
+    double backoff = 0.2, older_at = 0; /* when the older version's path was last taken up */
     unsigned seed = (unsigned)(rf__now() * 1e6) ^ (unsigned)w->kind;
     if (!conn) {
         rf__log(RF_LOG_ERROR, "watch %s: out of memory", s_kind_names[w->kind]);
         return NULL;
     }
     while (!*w->stop) {
+        /* read through the older version: look for the newer one again from time to time (an upgraded server) */
+        double retry_newer = w->retry_newer_s > 0 ? w->retry_newer_s : 600;
+        if (!need_list && w->older && w->path == w->older && w->primary && rf__now() - older_at >= retry_newer) {
+            rf__log(RF_LOG_DEBUG, "%s: asking %s again", s_kind_names[w->kind], w->primary);
+            w->path = w->primary;
+            need_list = true;
+        }
         if (need_list) {
             atomic_fetch_add(&w->lists, 1);
             rf_status s = s_list(w, conn, sc.rv, sizeof sc.rv);
             if (s == RF_ENOTFOUND && w->older && w->path != w->older) {
-                rf__log(RF_LOG_INFO, "%s: %s is not served by this API server (404): using %s", s_kind_names[w->kind],
-                        w->path, w->older);
+                /* what is cached stays until the older version's list replaces it (mark and sweep): each
+                 * object is read by the rule of the version it was decoded from */
+                rf__log(older_at > 0 ? RF_LOG_DEBUG : RF_LOG_INFO,
+                        "%s: %s is not served by this API server (404): using %s", s_kind_names[w->kind], w->path,
+                        w->older);
                 w->primary = w->path;
                 w->path = w->older;
-                rf__cache_lock(w->cache);
-                w->cache->older |= 1u << w->kind;
-                rf__cache_unlock(w->cache);
+                older_at = rf__now();
                 continue;
             }
             if (s == RF_ENOTFOUND) {
-                if (w->primary) { /* neither is served: look for the newer one first next time */
+                if (w->primary) /* neither is served: look for the newer one first next time */
                     w->path = w->primary;
-                    rf__cache_lock(w->cache);
-                    w->cache->older &= ~(1u << w->kind);
-                    rf__cache_unlock(w->cache);
-                }
                 rf__cache_lock(w->cache);
+                rf__cache_clear(w->cache, w->kind);
                 w->cache->synced |= 1u << w->kind;
                 rf__cache_touch(w->cache);
                 rf__cache_unlock(w->cache);
@@ -256,12 +290,13 @@ void *rf__watch_run(void *arg)
                 s_sleep(30, w->stop);
                 continue;
             }
-            if (s == RF_EUNSUPPORTED) { /* ready without them (what was listed before stays), and keep asking */
+            if (s == RF_EUNSUPPORTED) { /* ready without them (nothing listed before stays), and keep asking */
                 rf__log(RF_LOG_WARN,
                         "listing %s is forbidden (403): going on without them; grant list and watch "
                         "on them (deploy/rbac.yaml)",
                         s_kind_names[w->kind]);
                 rf__cache_lock(w->cache);
+                rf__cache_clear(w->cache, w->kind);
                 w->cache->synced |= 1u << w->kind;
                 rf__cache_touch(w->cache);
                 rf__cache_unlock(w->cache);
@@ -282,7 +317,7 @@ void *rf__watch_run(void *arg)
         timeout += (long)(rand_r(&seed) % (unsigned)(timeout / 10 + 1));
         snprintf(path, sizeof path, "%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s&timeoutSeconds=%ld",
                  w->path, sc.rv, timeout);
-        sc.gone = false;
+        sc.gone = sc.forbidden = false;
         sc.events = sc.bad = 0;
         double t_start = rf__now();
         long status = 0;
@@ -317,6 +352,15 @@ void *rf__watch_run(void *arg)
             rf__log(RF_LOG_WARN, "watch %s: HTTP %ld; resuming from %s", s_kind_names[w->kind], status, sc.rv);
         if (status == 404)
             need_list = true;
+        if (w->optional && (status == 403 || sc.forbidden)) {
+            /* RBAC revoked after a list: what was listed is no longer seen change; drop it and list again
+             * (which, while forbidden, keeps the kind synced and empty) */
+            rf__cache_lock(w->cache);
+            rf__cache_clear(w->cache, w->kind);
+            rf__cache_touch(w->cache);
+            rf__cache_unlock(w->cache);
+            need_list = true;
+        }
         if (sc.events > 0 && !sc.bad)
             backoff = 0.2;
         double j = backoff * (0.5 + (double)rand_r(&seed) / RAND_MAX);

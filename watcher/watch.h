@@ -8,15 +8,20 @@
  * at once after a clean end, after a capped exponential backoff with jitter
  * after an error. 410 Gone (as an HTTP status or as an ERROR event) means
  * the version is too old: list again. A kind the server does not serve
- * (404: the PodGroup CRD is not installed) counts as synced and empty, and
- * is retried every 30 s. A kind with an older API version (`older`: policy/
- * v1beta1 PodDisruptionBudgets, for servers before 1.21, which serve no
- * policy/v1) is listed from there when its path gets a 404, and the cache's
- * `older` bit for the kind says so. An `optional` kind the watcher can work
- * without (PodDisruptionBudgets: a refused eviction finds a budget too) also
- * counts as synced when listing it is forbidden (403: a ClusterRole from
- * before it was watched), with a warning; the list is retried with the usual
- * capped backoff (a restarting API server answers 403 for a moment too). */
+ * (404: the PodGroup CRD is not installed) counts as synced and empty (what
+ * was cached of it is dropped), and is retried every 30 s. A kind with an
+ * older API version (`older`: policy/v1beta1 PodDisruptionBudgets, for
+ * servers before 1.21, which serve no policy/v1) is listed from there when
+ * its path gets a 404; each budget records the version it was decoded from
+ * (rf__kpdb_t.v1beta1), so objects of both versions may sit in the cache
+ * until a list replaces them; `path` is asked again every `retry_newer_s`
+ * (600 s), at the end of a watch stream. An `optional` kind the watcher can
+ * work without (PodDisruptionBudgets: a refused eviction finds a budget too)
+ * also counts as synced when listing it is forbidden (403: a ClusterRole from
+ * before it was watched), with a warning, and what was cached of it is
+ * dropped; a 403 on its watch (RBAC revoked after a list) drops it too and
+ * lists again. The list is retried with the usual capped backoff (a
+ * restarting API server answers 403 for a moment too). */
 #ifndef RACKFIT_WATCHER_WATCH_H
 #define RACKFIT_WATCHER_WATCH_H
 
@@ -34,7 +39,8 @@ typedef struct {
     const char *primary; /* the watch thread's own: `path` as first given, while `older` is used */
     bool optional;       /* a 403 on the list counts as not served (see above) */
     const atomic_int *stop;
-    long timeout_s; /* the watch's timeoutSeconds (default 300) */
+    long timeout_s;       /* the watch's timeoutSeconds (default 300) */
+    double retry_newer_s; /* while `older` is used, ask `path` again after this long (default 600 s) */
     /* counters, for logs and tests */
     atomic_int lists;
     atomic_int watches;

@@ -518,10 +518,12 @@ def pod_usage(p):
 
 def cmd_monitor(api, a):
     """Node usage sampled at every pod change (list+watch): the moments in
-    between change nothing, so this is 'at any moment' as the server saw it."""
+    between change nothing, so this is 'at any moment' as the server saw it.
+    A resource a node does not list in its allocatable is one it has none of
+    (the placement contract), and so is every resource of a node not seen.
+    A sample after an event names the pod and, when it is bound, its node."""
     out = open(a.log, "a", buffering=1)
-    alloc = {n["metadata"]["name"]: {r: qty(r, v) for r, v in n["status"].get("allocatable", {}).items()}
-             for n in api.nodes()}
+    alloc = {}
     pods = {}
     samples = 0
 
@@ -538,13 +540,15 @@ def cmd_monitor(api, a):
                 u[r] = u.get(r, 0) + v
         for node, u in sorted(used.items()):
             for r, v in u.items():
-                if r in alloc.get(node, {}) and v > alloc[node][r] + 1e-9:
+                if v > alloc.get(node, {}).get(r, 0) + 1e-9:
                     out.write("violation: sample %d (%s): node %s over its %s: %g > %g\n" % (
-                        samples, why, node, r, v, alloc[node][r]))
+                        samples, why, node, r, v, alloc.get(node, {}).get(r, 0)))
         out.write("sample %d (%s): %d pods, %d nodes in use\n" % (samples, why, len(pods), len(used)))
 
     while True:
         try:
+            alloc = {n["metadata"]["name"]: {r: qty(r, v) for r, v in n["status"].get("allocatable", {}).items()}
+                     for n in api.nodes()}
             items, rv = api.items("/api/v1/pods")
             pods = {(p["metadata"]["namespace"], p["metadata"]["name"]): p for p in items}
             sample("list")
@@ -559,7 +563,8 @@ def cmd_monitor(api, a):
                     pods.pop(key, None)
                 else:
                     pods[key] = o
-                sample("%s %s/%s" % (ev["type"], key[0], key[1]))
+                node = o.get("spec", {}).get("nodeName") if ev["type"] != "DELETED" else None
+                sample("%s %s/%s%s" % (ev["type"], key[0], key[1], " node=" + node if node else ""))
         except (OSError, RuntimeError, http.client.HTTPException, ValueError) as e:
             out.write("monitor: %s; listing again\n" % e)
             api.conn = None
@@ -574,6 +579,26 @@ def cmd_nominated(api, a):
         return len(nom) >= a.n, "%s/%s: %d of %d pods pending and nominated: %s" % (a.ns, a.gang, len(nom), a.n,
                                                                                    " ".join(nom))
     return _wait(f, a.timeout)
+
+
+def cmd_stays_unbound(api, a):
+    """Pass only when all of the gang's N pods exist and none is bound at any
+    look during --for seconds (a look every 0.2 s, the last at the end)."""
+    end = time.time() + a.for_s
+    looks = 0
+    while True:
+        pods = gang_pods(api, a.ns, a.gang)
+        bound = sorted(p["metadata"]["name"] for p in pods if p["spec"].get("nodeName"))
+        looks += 1
+        if len(pods) < a.n or bound:
+            print("%s/%s: %d pods of %d exist, bound after %.1f s: %s" % (
+                a.ns, a.gang, len(pods), a.n, a.for_s - max(0, end - time.time()), " ".join(bound) or "-"))
+            return 1
+        if time.time() >= end:
+            break
+        time.sleep(0.2)
+    print("%s/%s: %d pods, none bound for %.1f s (%d looks)" % (a.ns, a.gang, len(pods), a.for_s, looks))
+    return 0
 
 
 def cmd_nodes_of(api, a):
@@ -857,6 +882,11 @@ def main():
     p.add_argument("gang")
     p.add_argument("n", type=int)
     p.add_argument("--timeout", type=float, default=30)
+    p = sub.add_parser("stays-unbound")
+    p.add_argument("ns")
+    p.add_argument("gang")
+    p.add_argument("n", type=int)
+    p.add_argument("--for", dest="for_s", type=float, required=True)
     p = sub.add_parser("nodes-of")
     p.add_argument("ns")
     p.add_argument("gang")
@@ -946,7 +976,8 @@ def main():
           "wait-bound": cmd_wait_bound, "wait-phase": cmd_wait_phase, "wait-gone": cmd_wait_gone,
           "wait-event": cmd_wait_event, "condition": cmd_condition, "can-i": cmd_can_i, "lease": cmd_lease,
           "delete-gang": cmd_delete_gang, "rbac-check": cmd_rbac_check, "finish": cmd_finish,
-          "monitor": cmd_monitor, "nominated": cmd_nominated, "events": cmd_events, "nodes-of": cmd_nodes_of, "pdb": cmd_pdb}[a.cmd]
+          "monitor": cmd_monitor, "nominated": cmd_nominated, "events": cmd_events, "nodes-of": cmd_nodes_of, "pdb": cmd_pdb,
+          "stays-unbound": cmd_stays_unbound}[a.cmd]
     return fn(api, a)
 
 

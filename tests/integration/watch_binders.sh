@@ -10,7 +10,9 @@
 #   (python3-prometheus-client) and its families move: pending gangs by state
 #   (binding while the big gang binds), gangs bound, the bind latency
 #   histogram, API requests by verb and code, retries and 429s, watch restarts,
-#   the Lease held.
+#   the Lease held;
+# - the bindings of a held gang (its pods bound where they were assumed)
+#   make the cycle rebuild no plan.
 #   bash watch_binders.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/watch_lib.bash"
 
@@ -52,6 +54,8 @@ expect "while the big gang binds, it shows as binding" \
 expect "a small gang created after a big one is bound" ctl wait-bound default small 2 --timeout 15
 expect "... while the big one is still binding" eval '(($(ctl nodes-of default big | wc -l) < 256))'
 expect "the big gang is bound whole" ctl wait-bound default big 256 --timeout 60
+expect "... and while it was bound, its pods' bindings rebuilt no plan (only a held gang changed, in place)" \
+    grep -q "cycle: plan not rebuilt: only pods of held gangs changed" "$work/watch.a.log"
 span=$(ctl state-bindings | "$py" -c '
 import json, sys
 b = json.load(sys.stdin)

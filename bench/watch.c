@@ -11,7 +11,7 @@
  * bound, and reads from the emulator the time its watch recorded the gang's
  * last pod (ADDED) and the time of the last successful binding (201). The
  * difference is the figure: it covers the watcher's debounce, building the
- * problem, the solve, the intent patches and the bindings. The pods are then
+ * problem, the solve and the bindings (each carrying its intent). The pods are then
  * deleted before the next run. With --pair N, two gangs of N pods are then
  * created together, --runs times, and each one's figure reported (binder
  * threads bind them at once under the one shared rate limit). Prints a markdown table (and writes it to
@@ -350,9 +350,8 @@ static void s_parse(int argc, char **argv, s_opts_t *out)
 /* Each gang size `o->runs` times, then the pairs: the Markdown table rows into `out`. */
 static void s_measure(const s_opts_t *o, rf__kmulti_t *m, rf__kconn_t *conn, rf__jw_t *out)
 {
-    rf__jw_printf(out,
-                  "| gang | runs | last pod's watch event -> last binding: median | min | max | requests (intent + "
-                  "bind) | client limit |\n|---|---|---|---|---|---|---|\n");
+    rf__jw_printf(out, "| gang | runs | last pod's watch event -> last binding: median | min | max | bindings "
+                       "(requests) | client limit |\n|---|---|---|---|---|---|---|\n");
     char *sizes = strdup(o->sizes);
     int seq = 0;
     for (char *save = NULL, *t = strtok_r(sizes, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -369,7 +368,7 @@ static void s_measure(const s_opts_t *o, rf__kmulti_t *m, rf__kconn_t *conn, rf_
         qsort(v, (size_t)o->runs, sizeof *v, s_cmp);
         double med = o->runs % 2 ? v[o->runs / 2] : (v[o->runs / 2 - 1] + v[o->runs / 2]) / 2;
         rf__jw_printf(out, "| %d pods | %d | %.0f ms | %.0f ms | %.0f ms | %d | %g/s, burst %g, %d in flight |\n", size,
-                      o->runs, med, v[0], v[o->runs - 1], 2 * size, o->qps, o->burst, o->concurrency);
+                      o->runs, med, v[0], v[o->runs - 1], size, o->qps, o->burst, o->concurrency);
         free(v);
     }
     free(sizes);
@@ -381,7 +380,7 @@ static void s_measure(const s_opts_t *o, rf__kmulti_t *m, rf__kconn_t *conn, rf_
         rf__jw_printf(out,
                       "| 2 x %d pods at once (run %d) | 1 | %.0f ms and %.0f ms | | | %d | %g/s, burst %g, %d in "
                       "flight |\n",
-                      o->pair, r + 1, ms[0], ms[1], 4 * o->pair, o->qps, o->burst, o->concurrency);
+                      o->pair, r + 1, ms[0], ms[1], 2 * o->pair, o->qps, o->burst, o->concurrency);
     }
 }
 

@@ -581,16 +581,17 @@ done:
     return failed;
 }
 
-/* The intent patch and the binding of every pod; false on OOM. */
-static bool s_bind_requests(const rf__decision_t *d, const char *attempt, rf__kreq_t *intent, rf__kreq_t *bind)
+/* The binding of every pod, carrying the intent as the Binding's annotation
+ * (`rackfit.io/bind-intent: "ATTEMPT NODE SIZE"`): the API server copies a
+ * Binding's annotations onto the pod in the same write that sets its node,
+ * so a pod is never bound without its attempt's intent; false on OOM. */
+static bool s_bind_requests(const rf__decision_t *d, const char *attempt, rf__kreq_t *bind)
 {
     int n = d->n_binds;
     for (int i = 0; i < n; i++) {
         const rf__bind_t *p = &d->binds[i];
         char val[400];
         snprintf(val, sizeof val, "%s %s %d", attempt, p->node, n);
-        intent[i].path = rf__pod_path(p->ns, p->name, NULL);
-        intent[i].body = rf__annotation_patch(p->uid, RF_ANN_INTENT, val);
         bind[i].path = rf__pod_path(p->ns, p->name, "binding");
         rf__jw_t w;
         rf__jw_init(&w);
@@ -600,11 +601,15 @@ static bool s_bind_requests(const rf__decision_t *d, const char *attempt, rf__kr
         rf__jw_str(&w, p->ns);
         rf__jw_puts(&w, ",\"uid\":");
         rf__jw_str(&w, p->uid);
-        rf__jw_puts(&w, "},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":");
+        rf__jw_puts(&w, ",\"annotations\":{");
+        rf__jw_str(&w, RF_ANN_INTENT);
+        rf__jw_puts(&w, ":");
+        rf__jw_str(&w, val);
+        rf__jw_puts(&w, "}},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":");
         rf__jw_str(&w, p->node);
         rf__jw_puts(&w, "}}");
         bind[i].body = rf__jw_take(&w, NULL);
-        if (!intent[i].path || !intent[i].body || !bind[i].path || !bind[i].body)
+        if (!bind[i].path || !bind[i].body)
             return false;
     }
     return true;
@@ -650,31 +655,19 @@ rf_status rf__bind_gang(rf__binder_t *b, rf__kmulti_t *multi, rf__decision_t *d,
     char attempt[160];
     snprintf(attempt, sizeof attempt, "%s.%lld.%lu", b->identity, (long long)(rf__wall() * 1000),
              atomic_fetch_add(&b->attempt_seq, 1) + 1);
-    rf__kreq_t *intent = calloc((size_t)n, sizeof *intent), *bind = calloc((size_t)n, sizeof *bind);
+    rf__kreq_t *bind = calloc((size_t)n, sizeof *bind);
     bool *ok = calloc((size_t)n, sizeof *ok), *unsure = calloc((size_t)n, sizeof *unsure);
     rf_status rc = RF_EIO;
     rf__krun_t run = rf__binder_krun(b, multi);
-    if (!intent || !bind || !ok || !unsure || !s_bind_requests(d, attempt, intent, bind)) {
+    if (!bind || !ok || !unsure || !s_bind_requests(d, attempt, bind)) {
         snprintf(why, why_cap, "out of memory");
         rc = RF_ENOMEM;
         goto done;
     }
-    /* 1. the intent on every pod; nothing is bound yet, so a failure costs nothing */
-    double t0 = rf__now();
-    int failed = rf__krun(&run, "PATCH", "application/merge-patch+json", intent, n, ok, NULL, rf__kaccept_2xx, NULL,
-                          why, why_cap);
-    if (failed) {
-        atomic_fetch_add(&b->binds_failed, 1);
-        for (int i = 0; i < n; i++) /* nothing was bound: the capacity assumed at the decision is free again */
-            s_set_assumed(b, &d->binds[i], false);
-        if (!s_lost(b))
-            rf__binder_hold(b, d->gang);
-        goto done;
-    }
-    /* 2. the bindings */
+    /* the bindings, each carrying the intent (no request of its own) */
     double t1 = rf__now();
     s_bind_ctx_t bc = {.b = b, .pods = d->binds};
-    failed = rf__krun(&run, "POST", "application/json", bind, n, ok, unsure, s_accept_bind, &bc, why, why_cap);
+    int failed = rf__krun(&run, "POST", "application/json", bind, n, ok, unsure, s_accept_bind, &bc, why, why_cap);
     failed = s_settle_unsure(b, d, ok, unsure, failed);
     for (int i = 0; i < n; i++) /* bound pods take their node's capacity; the others give theirs back */
         s_set_assumed(b, &d->binds[i], ok[i]);
@@ -683,8 +676,8 @@ rf_status rf__bind_gang(rf__binder_t *b, rf__kmulti_t *multi, rf__decision_t *d,
         atomic_fetch_add(&b->gangs_bound, 1);
         if (b->on_bound && seen_at > 0)
             b->on_bound(b->on_bound_ctx, rf__now() - seen_at);
-        rf__log(RF_LOG_INFO, "gang %s: bound %d pods (attempt %s): intents %.1f ms, bindings %.1f ms", d->gang, n,
-                attempt, (t1 - t0) * 1e3, (rf__now() - t1) * 1e3);
+        rf__log(RF_LOG_INFO, "gang %s: bound %d pods (attempt %s): bindings %.1f ms", d->gang, n, attempt,
+                (rf__now() - t1) * 1e3);
         s_hand_over(b, d->gang, attempt, d->binds, n, seen_at);
         d->binds = NULL; /* handed over */
         d->n_binds = 0;
@@ -698,7 +691,6 @@ rf_status rf__bind_gang(rf__binder_t *b, rf__kmulti_t *multi, rf__decision_t *d,
     rf__binder_rollback(b, multi, d->gang, d->binds, n, ok);
     rf__binder_hold(b, d->gang);
 done:
-    rf__kreqs_free(intent, intent ? n : 0);
     rf__kreqs_free(bind, bind ? n : 0);
     free(ok);
     free(unsure);

@@ -2,11 +2,15 @@
  * shares (docs/watcher.md, "Binding a gang as one unit" and "The life of a
  * gang after it is bound").
  *
- * A gang is bound in two phases, each in parallel (bounded concurrency, the
- * process's shared token bucket), by one binder thread (pool.h):
- * 1. intent: every pod gets the annotation `rackfit.io/bind-intent`
- *    ("ATTEMPT NODE SIZE", a JSON merge patch that also names the pod's uid);
- * 2. bind: POST pods/NAME/binding for every pod (uid precondition).
+ * A gang is bound by one binder thread (pool.h) in one phase, its requests
+ * in parallel (bounded concurrency, the process's shared token bucket):
+ * POST pods/NAME/binding for every pod (uid precondition), the Binding
+ * carrying the intent as its annotation `rackfit.io/bind-intent`
+ * ("ATTEMPT NODE SIZE"). The API server copies a Binding's annotations onto
+ * the pod in the same write that sets spec.nodeName, so every bound pod
+ * names its attempt and the attempt's size, and no pod is ever bound
+ * without it: recover.h finds a half-bound attempt from the bound pods
+ * alone (fewer bound than SIZE). One request per pod.
  * Requests are retried by krun.h; a 409 from a pod already bound to the same
  * node is a success (our earlier request did it). A binding whose last
  * answer was a timeout or a 5xx may have been applied: the pod is read back

@@ -105,6 +105,7 @@ rf__cache_t *rf__cache_new(unsigned kinds)
     pthread_cond_init(&c->changed, &ca);
     pthread_condattr_destroy(&ca);
     c->kinds = kinds;
+    c->loud = true;
     return c;
 }
 
@@ -115,6 +116,10 @@ void rf__cache_destroy(rf__cache_t **cache)
     rf__cache_t *c = *cache;
     for (int k = 0; k < RF_KIND_COUNT; k++)
         s_map_fini(&c->maps[k], (rf__kind)k);
+    for (int32_t i = 0; i < c->n_quiet; i++)
+        free(c->quiet[i]);
+    free(c->quiet);
+    free(c->ours);
     pthread_mutex_destroy(&c->mu);
     pthread_cond_destroy(&c->changed);
     free(c);
@@ -134,7 +139,82 @@ void rf__cache_unlock(rf__cache_t *c)
 void rf__cache_touch(rf__cache_t *c)
 {
     c->generation++;
+    c->loud = true;
     pthread_cond_broadcast(&c->changed);
+}
+
+void rf__cache_touch_quiet(rf__cache_t *c, const char *gang)
+{
+    c->generation++;
+    pthread_cond_broadcast(&c->changed);
+    for (int32_t i = 0; i < c->n_quiet; i++)
+        if (strcmp(c->quiet[i], gang) == 0)
+            return;
+    if (c->n_quiet == c->cap_quiet) {
+        int32_t cap = c->cap_quiet ? 2 * c->cap_quiet : 8;
+        char **q = realloc(c->quiet, (size_t)cap * sizeof *q);
+        if (!q) {
+            c->loud = true;
+            return;
+        }
+        c->quiet = q;
+        c->cap_quiet = cap;
+    }
+    if (!(c->quiet[c->n_quiet] = strdup(gang)))
+        c->loud = true;
+    else
+        c->n_quiet++;
+}
+
+void rf__cache_plan_taken(rf__cache_t *c)
+{
+    for (int32_t i = 0; i < c->n_quiet; i++)
+        free(c->quiet[i]);
+    c->n_quiet = 0;
+    c->loud = false;
+}
+
+static bool s_streq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool s_kvs_eq(const rf__kvs_t *a, const rf__kvs_t *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (int32_t i = 0; i < a->n; i++)
+        if (!s_streq(rf__kvs_get(b, a->v[i].key), a->v[i].value))
+            return false;
+    return true;
+}
+
+static bool s_res_eq(const rf__res_t *a, const rf__res_t *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (int32_t i = 0; i < a->n; i++) {
+        int32_t j = 0;
+        while (j < b->n && strcmp(b->names[j], a->names[i]) != 0)
+            j++;
+        if (j == b->n || b->vals[j] != a->vals[i])
+            return false;
+    }
+    return true;
+}
+
+bool rf__cache_pod_quiet(const rf__cache_t *c, const rf__kpod_t *old, const rf__kpod_t *new)
+{
+    if (!c->ours || !old || strcmp(old->uid, new->uid) != 0 || strcmp(new->scheduler_name, c->ours) != 0 ||
+        strcmp(old->scheduler_name, c->ours) != 0)
+        return false;
+    const char *was = old->node_name ? old->node_name : old->assumed_node;
+    const char *is = new->node_name ? new->node_name : old->assumed_node; /* what rf__cache_put leaves it */
+    return s_streq(was, is) && s_streq(old->nominated, new->nominated) &&
+           rf__kpod_terminal(old) == rf__kpod_terminal(new) && old->deleting == new->deleting &&
+           old->gated == new->gated && old->priority == new->priority &&s_streq(old->sig, new->sig) &&
+           s_streq(old->unsupported, new->unsupported) && s_res_eq(&old->requests, &new->requests) &&
+           s_kvs_eq(&old->labels, &new->labels);
 }
 
 void *rf__cache_get(rf__cache_t *c, rf__kind kind, const char *key)

@@ -175,18 +175,40 @@ static bool s_ready(rf__cycle_t *c, bool *recovered)
     return true;
 }
 
-/* Wait for a change or a backoff's end; then let a burst settle. True when a cycle is due. */
+/* Is a gang with a quiet change since the last plan no longer held? Then
+ * the plan, which skipped it, may change. Follows and preempts end on this
+ * thread between two calls of s_due, so this is asked on every turn, not
+ * only after a change. Cache lock held. */
+static bool s_quiet_released(rf__cycle_t *c)
+{
+    for (int32_t i = 0; i < c->cache->n_quiet; i++)
+        if (!rf__binder_holds(c->binder, c->cache->quiet[i]))
+            return true;
+    return false;
+}
+
+/* Wait for a change or a backoff's end; then let a burst settle. True when a cycle is due. A change that was
+ * only quiet (cache.h), of gangs all still held, is no reason: a plan built now would be the last one. */
 static bool s_due(rf__cycle_t *c, uint64_t *seen_gen, double last_cycle)
 {
     rf__cache_lock(c->cache);
     double hold = rf__binder_next_due(c->binder, last_cycle);
-    bool due = c->cache->generation != *seen_gen || (hold > 0 && hold <= rf__now());
+    bool due = c->cache->generation != *seen_gen || (hold > 0 && hold <= rf__now()) || s_quiet_released(c);
     if (!due) {
         double w = c->binder->n_follows ? 0.05 : 0.2;
         if (hold > 0 && hold - rf__now() < w)
             w = hold - rf__now() > 0.001 ? hold - rf__now() : 0.001;
         s_wait(c->cache, w);
-        due = c->cache->generation != *seen_gen || (hold > 0 && hold <= rf__now());
+        due = c->cache->generation != *seen_gen || (hold > 0 && hold <= rf__now()) || s_quiet_released(c);
+    }
+    if (due && !(hold > 0 && hold <= rf__now()) && !c->cache->loud && !s_quiet_released(c)) {
+        /* only held gangs' pods changed, each where it was: the last plan stands */
+        *seen_gen = c->cache->generation;
+        c->plans_skipped++;
+        if (c->plans_skipped % 100 == 1)
+            rf__log(RF_LOG_DEBUG, "cycle: plan not rebuilt: only pods of held gangs changed (%lu times so far)",
+                    c->plans_skipped);
+        due = false;
     }
     if (due) { /* debounce-ms of quiet, at most batch-max-ms */
         double start = rf__now();
@@ -198,6 +220,7 @@ static bool s_due(rf__cycle_t *c, uint64_t *seen_gen, double last_cycle)
             g = c->cache->generation;
         }
         *seen_gen = c->cache->generation;
+        rf__cache_plan_taken(c->cache); /* the plan built next reads every change up to here */
     }
     rf__cache_unlock(c->cache);
     return due;

@@ -2,7 +2,10 @@
  * change, let a burst settle (`debounce_ms` of quiet, at most
  * `batch_max_ms`), build the problem (gangs.h), solve it with rackfitd, hand
  * each admitted gang to a binder thread (pool.h) and tell the others why
- * (tell.h); between cycles, follow bound gangs (follow.h). Only this thread
+ * (tell.h); between cycles, follow bound gangs (follow.h). A change that
+ * only touched pods of held gangs quietly (cache.h: their capacity where it
+ * was) builds no plan: the plan skips held gangs, so it would be the last
+ * one; a gang bound slowly no longer has every pod event rebuild it. Only this thread
  * talks to rackfitd; it makes no API request of its own after the takeover
  * check (recover.h), so a large gang being bound slowly never stops it. */
 #ifndef RACKFIT_WATCHER_CYCLE_H
@@ -31,6 +34,7 @@ typedef struct {
     atomic_int *ready;         /* synced (/readyz) */
     long debounce_ms, batch_max_ms;
     long cycles, solves;
+    unsigned long plans_skipped; /* changes that made no plan: only held gangs' pods changed, quietly (cache.h) */
 } rf__cycle_t;
 
 /* One cycle: build, solve, bind, tell. */

@@ -84,7 +84,7 @@ static int s_connect(s_app_t *a, rf_error_t *err)
     }
     a->cache =
         rf__cache_new((1u << RF_KIND_NODE) | (1u << RF_KIND_POD) | (1u << RF_KIND_PODGROUP) | (1u << RF_KIND_PDB));
-    if (!a->cache) {
+    if (!a->cache || !(a->cache->ours = strdup(a->cfg.scheduler_name))) { /* our pods' changes can be quiet */
         fprintf(stderr, "rackfit-watch: out of memory\n");
         return 3;
     }

@@ -95,8 +95,9 @@ void rf__binder_recover(rf__binder_t *b)
             size = in[z].size > size ? in[z].size : size;
             z++;
         }
-        /* partial: a partner still pending with the intent, or fewer bound than the
-         * attempt's size (the others were deleted, or recreated without the intent) */
+        /* partial: fewer bound than the attempt's size (the others never bound,
+         * deleted, or recreated), or a partner still pending with the intent
+         * (only left by watchers that patched the intent before binding) */
         if (bound > 0 && (pending > 0 || bound + ended < size)) {
             rf__bind_t *pods = calloc((size_t)(z - a), sizeof *pods);
             bool *sel = calloc((size_t)(z - a), sizeof *sel);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gangs.h"
 #include "log.h"
 
 static const char *const s_kind_names[RF_KIND_COUNT] = {"nodes", "pods", "podgroups", "poddisruptionbudgets"};
@@ -112,9 +113,20 @@ static int s_apply(rf__cache_t *cache, rf__kind kind, const char *line, size_t l
     void *o = s_object(kind, obj, older);
     if (o) {
         rf__cache_lock(cache);
-        if (rf__cache_put(cache, kind, o) != RF_OK)
+        char gang[320] = "", key[512];
+        if (kind == RF_KIND_POD && strcmp(type, "MODIFIED") == 0) { /* the same pod, its capacity as it was? */
+            rf__cache_key(kind, o, key, sizeof key);
+            if (rf__cache_pod_quiet(cache, rf__cache_get(cache, kind, key), o))
+                rf__pod_gang_name(o, gang, sizeof gang);
+        }
+        if (rf__cache_put(cache, kind, o) != RF_OK) {
             rf__log(RF_LOG_ERROR, "watch %s: out of memory", s_kind_names[kind]);
-        rf__cache_touch(cache);
+            gang[0] = '\0';
+        }
+        if (gang[0])
+            rf__cache_touch_quiet(cache, gang);
+        else
+            rf__cache_touch(cache);
         rf__cache_unlock(cache);
     }
 done:

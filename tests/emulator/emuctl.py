@@ -222,7 +222,11 @@ def cmd_annotation(api, a):
 def cmd_nodes_of(api, a):
     for p in sorted(live_pods(api, a.ns, a.gang), key=lambda p: p["metadata"]["name"]):
         if p["spec"].get("nodeName"):
-            print(p["metadata"]["name"], p["spec"]["nodeName"])
+            if a.annotation:  # a third column: the annotation's value on the pod, `-` when absent
+                print(p["metadata"]["name"], p["spec"]["nodeName"],
+                      (p["metadata"].get("annotations") or {}).get(a.annotation) or "-")
+            else:
+                print(p["metadata"]["name"], p["spec"]["nodeName"])
     return 0
 
 
@@ -313,6 +317,7 @@ def main():
     p = sub.add_parser("nodes-of")
     p.add_argument("ns")
     p.add_argument("gang")
+    p.add_argument("--annotation", default="")
     p = sub.add_parser("check")
     p.add_argument("--levels", default=",".join(LEVELS))
     p.add_argument("--partial-ok", action="append", default=[], help="a gang that may be partly bound (node loss)")

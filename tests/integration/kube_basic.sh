@@ -4,12 +4,15 @@
 # rackfitd, running as deploy/'s ServiceAccount. What a user would see:
 # - a PodGroup gang (the real CRD), a Kueue pod group with slices and a pod
 #   alone are bound whole, inside their required domains, within capacity;
+# - each bound pod carries its attempt's intent, which the real server
+#   copied from the Binding's annotations (no patch of the pod before it);
 # - an unschedulable gang gets PodScheduled=False/Unschedulable on its pods
 #   and a FailedScheduling Event, readable as core/v1 and events.k8s.io/v1;
 # - a gang one of whose pods the kubelet rejects is rolled back: its bound
 #   pods deleted with uid preconditions, which the real server honours;
 # - a gang whose pods never become Ready within its rackfit.io/ready-timeout
-#   is evicted whole through the Eviction API;
+#   is evicted whole through the Eviction API; its replacements wait with the
+#   requeue annotation on them;
 # - pods of another scheduler are left alone;
 # - the server never refused (403) nor rejected as invalid (400/422) any
 #   request of the watcher (its audit log), and deploy/'s RBAC is exactly
@@ -27,6 +30,13 @@ watch_start a
 
 k gang rack8 --pods 8 --gpu 4 --podgroup 8 --required example.com/rack >/dev/null
 expect "a PodGroup gang of 8 is bound (real CRD)" k wait-bound default rack8 8 --timeout 30
+# the intent rides on the Binding: the real server copies its annotations onto the pod with the node
+expect "... every pod with its attempt's intent (\"ATTEMPT NODE 8\", one attempt), from the Binding" eval '
+    k nodes-of default rack8 --annotation rackfit.io/bind-intent | awk "
+        \$5 != \$2 || \$6 != 8 {bad++} {att[\$4] = 1; n++}
+        END {k = 0; for (x in att) k++; exit !(n == 8 && !bad && k == 1)}"'
+expect "... and none of its pods patched on the way (the audit log: 0 patches, 8 bindings)" \
+    eval '[[ $(k bind-time "$KUBE_DIR/audit.log" default rack8 | cut -d" " -f2-) == "0 8" ]]'
 k gang kq --pods 8 --gpu 2 --kueue --required example.com/block --slice-level example.com/rack --slice-size 4 >/dev/null
 expect "a Kueue pod group with slices is bound" k wait-bound default kq 8 --timeout 30
 k gang solo --pods 1 --gpu 1 >/dev/null
@@ -65,6 +75,12 @@ else
     fail "... through pods/eviction, accepted (201)"
     audit_used | grep -E 'eviction|podgroups' | sed 's/^/      | /'
 fi
+# its controller's replacements (the test plays it: new names, the same PodGroup) wait out the requeue backoff,
+# told so on the pods themselves: the requeue annotation is a merge patch of pod metadata (`patch pods`)
+k gang slow --pods 2 --start 2 --gpu 1 --podgroup 2 --annotation rackfit.io/ready-timeout=3s >/dev/null
+expect "... its replacements carry the requeue annotation (\"1 NEXT-TRY\") while they wait" \
+    eval '[[ $(k wait-annotation default slow rackfit.io/requeue --timeout 20) =~ ^1\ [0-9]{4}- ]]'
+k delete-gang default slow >/dev/null
 
 # another scheduler's pods are not ours
 k gang other --pods 2 --gpu 1 --podgroup 2 --scheduler default-scheduler >/dev/null

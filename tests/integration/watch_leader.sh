@@ -3,10 +3,13 @@
 # - two watchers, one Lease: only the holder binds;
 # - the holder is killed (SIGKILL, no release): the other takes the Lease
 #   once it expires and binds the next gang;
-# - a watcher that takes over finds an attempt left partly bound (intents on
-#   the pods: two bound, two pending; or two bound of the intent's four, the
-#   others recreated without it) and rolls it back; the gang is then bound
-#   whole;
+# - a watcher killed (SIGKILL) in the middle of a gang's bindings leaves
+#   some pods bound, each with the intent its Binding carried: the watcher
+#   that takes over finds the attempt from those alone (fewer bound than its
+#   size), rolls it back, and binds the gang whole;
+# - likewise for intents written by hand: two bound of the intent's four, the
+#   others recreated without it; and two bound, two pending with the intent
+#   (what watchers that patched the intent before binding left behind);
 # - a watcher whose Lease is taken from it stops binding and exits 1;
 # - a watcher whose renewals do not come back in time counts the Lease as
 #   lost at the renew deadline and exits 1;
@@ -44,7 +47,24 @@ expect "... knowing it expired (the intents are read a request timeout later)" \
 expect "... and binds the next gang" ctl wait-bound default g2 4 --timeout 20
 watch_stop b
 
-# an attempt left half done by a crashed leader: 2 pods bound, 2 pending, one intent
+# a leader killed in the middle of a gang's bindings (5 per second: 20 pods take 4 s)
+watch_start k "${lease[@]}" --qps 5 --burst 1
+expect "watcher k takes the Lease" wait_for 15 in_log k "leading: lease"
+ctl gang pz --pods 20 --gpu 1 --podgroup 20 --recreate >/dev/null
+expect "... starts binding a 20-pod gang" wait_for 15 eval '(($(ctl nodes-of default pz | wc -l) >= 3))'
+watch_stop k KILL
+nk=$(ctl nodes-of default pz | wc -l)
+expect "... and is killed with $nk of 20 bound" eval '((nk > 0 && nk < 20))'
+# every bound pod: "POD NODE ATTEMPT NODE 20", one attempt of watcher k, the intent naming the pod's own node
+intents_ok() {
+    ctl nodes-of default pz --annotation rackfit.io/bind-intent | awk '
+        $3 !~ /^watch-k\.[0-9]+\.[0-9]+$/ || $4 != $2 || $5 != 20 {bad++} {att[$3] = 1; n++}
+        END {k = 0; for (x in att) k++; exit !(n > 0 && !bad && k == 1)}'
+}
+expect "... every bound pod carrying its attempt's intent (the Binding's annotation)" intents_ok
+
+# an attempt left half done by a crashed leader of an earlier version (intent patched before binding):
+# 2 pods bound, 2 pending, one intent
 ctl nodes --prefix spare- --gpu 8 >/dev/null # room for the half-bound gang, whatever the others took
 node=spare-b0-r0-h0
 ctl gang px --pods 2 --gpu 1 --podgroup 4 --recreate --annotation "rackfit.io/bind-intent=dead.1 $node 4" \
@@ -56,6 +76,9 @@ ctl gang py --pods 2 --gpu 1 --podgroup 4 --recreate --annotation "rackfit.io/bi
     --extra "{\"nodeName\": \"$node\"}" >/dev/null
 ctl gang py --pods 2 --start 2 --gpu 1 --podgroup 4 --recreate >/dev/null
 watch_start c "${lease[@]}"
+expect "a watcher taking over rolls back the killed leader's attempt from its bound pods alone" \
+    wait_for 15 in_log c "attempt watch-k\.[0-9.]* was left partly bound ([0-9]* of 20 bound, 0 pending)"
+expect "... and then binds that gang whole" ctl wait-bound default pz 20 --timeout 30
 expect "a watcher taking over rolls back an attempt left partly bound" wait_for 15 in_log c "attempt dead.1 was left partly bound"
 expect "... and then binds the gang whole" ctl wait-bound default px 4 --timeout 20
 expect "... also when fewer than the intent's size are bound, with no partner pending" \

@@ -604,9 +604,23 @@ def cmd_stays_unbound(api, a):
 def cmd_nodes_of(api, a):
     for p in sorted(gang_pods(api, a.ns, a.gang), key=lambda p: p["metadata"]["name"]):
         if p["spec"].get("nodeName"):
-            print("%s %s %s" % (p["metadata"]["name"], p["spec"]["nodeName"],
-                                (p.get("status") or {}).get("nominatedNodeName") or "-"))
+            line = "%s %s %s" % (p["metadata"]["name"], p["spec"]["nodeName"],
+                                 (p.get("status") or {}).get("nominatedNodeName") or "-")
+            if a.annotation:  # then the annotation's value on the pod, `-` when absent
+                line += " " + ((p["metadata"].get("annotations") or {}).get(a.annotation) or "-")
+            print(line)
     return 0
+
+
+def cmd_wait_annotation(api, a):
+    """Wait until some live pod of the gang carries the annotation; print its value."""
+    def f():
+        for p in gang_pods(api, a.ns, a.gang):
+            v = (p["metadata"].get("annotations") or {}).get(a.key)
+            if v and not p["metadata"].get("deletionTimestamp"):
+                return True, v
+        return False, "%s/%s: no pod with %s" % (a.ns, a.gang, a.key)
+    return _wait(f, a.timeout)
 
 
 def cmd_events(api, a):
@@ -890,6 +904,7 @@ def main():
     p = sub.add_parser("nodes-of")
     p.add_argument("ns")
     p.add_argument("gang")
+    p.add_argument("--annotation", default="")
     p = sub.add_parser("events")
     p.add_argument("ns")
     p.add_argument("--reason", required=True)
@@ -910,6 +925,11 @@ def main():
         for e in extra:
             p.add_argument(e, type=int if e == "n" else str)
         p.add_argument("--timeout", type=float, default=30)
+    p = sub.add_parser("wait-annotation")
+    p.add_argument("ns")
+    p.add_argument("gang")
+    p.add_argument("key")
+    p.add_argument("--timeout", type=float, default=30)
     p = sub.add_parser("wait-event")
     p.add_argument("ns")
     p.add_argument("text")
@@ -977,7 +997,7 @@ def main():
           "wait-event": cmd_wait_event, "condition": cmd_condition, "can-i": cmd_can_i, "lease": cmd_lease,
           "delete-gang": cmd_delete_gang, "rbac-check": cmd_rbac_check, "finish": cmd_finish,
           "monitor": cmd_monitor, "nominated": cmd_nominated, "events": cmd_events, "nodes-of": cmd_nodes_of, "pdb": cmd_pdb,
-          "stays-unbound": cmd_stays_unbound}[a.cmd]
+          "stays-unbound": cmd_stays_unbound, "wait-annotation": cmd_wait_annotation}[a.cmd]
     return fn(api, a)
 
 

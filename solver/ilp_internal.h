@@ -42,10 +42,10 @@ typedef struct {
     int32_t col;
 } rf__ilp_uc_t;
 
-/* An indicator "new pods of priority <= prio on node" (docs/ilp.md row 8,
- * where used exceeds allocatable). */
+/* An indicator "new pods of priority <= prio on node that request res"
+ * (docs/ilp.md row 8, where used exceeds allocatable in res). */
 typedef struct {
-    int32_t col, node;
+    int32_t col, node, res;
     int64_t prio;
 } rf__ilp_delta_t;
 
@@ -66,6 +66,7 @@ typedef struct {
     int32_t zl;                  /* levels with z variables: L - 1 or L */
     const bool *keep;            /* [n_gangs] gangs kept as in the incumbent */
     const bool *kept_admitted;   /* [n_gangs] their decision there */
+    bool unmodelled;             /* the batch's program keeps a gang it cannot model: it proves nothing */
     int64_t *free;               /* [N * R] residual after the kept gangs */
     int64_t *vfree;              /* [N * R] free + what preemptable running gangs there use */
     uint8_t *vnode;              /* [N] holds a running gang that is or may be preempted */

@@ -230,6 +230,45 @@ Test(ilp_preempt, victims_chosen_jointly_for_the_batch)
     rf_test_no_leaks();
 }
 
+/* Row 8's indicator is per resource: h-0 is overcommitted in cpu (used 6 of
+ * 4) and holds v (priority 0: gpu 8, cpu 1). a asks no cpu, so preempting v
+ * gives it h-0 (cpu room max(0, 4 - 6 + 1) = 0 is all it needs), and c (cpu
+ * 1) takes h-1. One indicator per (node, priority) for every resource made
+ * a's pod on h-0 switch cpu's row on (freed room >= 2), so a went to h-1, c
+ * was rejected, and the program claimed that optimal. */
+Test(ilp_preempt, overcommitted_resource_binds_only_pods_that_request_it)
+{
+    const char *json =
+        "{\"cluster\":{\"levels\":[\"example.com/rack\",\"kubernetes.io/hostname\"],\"nodes\":["
+        "{\"name\":\"h-0\",\"labels\":{\"example.com/rack\":\"r1\",\"kubernetes.io/hostname\":\"h-0\"},"
+        "\"allocatable\":{\"nvidia.com/gpu\":8,\"cpu\":\"4\",\"pods\":110},"
+        "\"used\":{\"nvidia.com/gpu\":8,\"cpu\":\"6\",\"pods\":1}},"
+        "{\"name\":\"h-1\",\"labels\":{\"example.com/rack\":\"r2\",\"kubernetes.io/hostname\":\"h-1\"},"
+        "\"allocatable\":{\"nvidia.com/gpu\":8,\"cpu\":\"4\",\"pods\":110}}]},"
+        "\"running\":[{\"name\":\"v\",\"priority\":0,\"pod_sets\":[{\"name\":\"w\","
+        "\"requests\":{\"nvidia.com/gpu\":8,\"cpu\":\"1\"},\"placements\":[{\"node\":\"h-0\",\"count\":1}]}]}],"
+        "\"gangs\":[" GANG("a", 10, 1, 8) ",{\"name\":\"c\",\"priority\":10,\"pod_sets\":[{\"name\":\"w\","
+                                          "\"count\":1,\"requests\":{\"nvidia.com/gpu\":8,\"cpu\":\"1\"}}]}]}";
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *g = rf_test_solve(pb, RF_MODE_GREEDY, 1, 60000);
+    rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 1, 60000);
+    rf_answer_t *au = rf_test_solve(pb, RF_MODE_AUTO, 1, 60000);
+    rf_test_assert_feasible(pb, g, "greedy");
+    rf_test_assert_feasible(pb, a, "ilp");
+    rf_test_assert_feasible(pb, au, "auto");
+    cr_expect(a->gangs[0].admitted && a->gangs[1].admitted, "both gangs fit: a on h-0, c on h-1");
+    cr_expect(a->running[0].preempted, "v makes room for a");
+    cr_expect_eq(a->summary.value[0].units, 16, "16 GPUs at priority 10");
+    cr_expect_eq(rf_exhaust_compare(pb, a), 0, "ilp is the exhaustive optimum");
+    cr_expect_lt(rf_answer_compare(a, g), 0, "better than the greedy (a on h-1, c rejected)");
+    cr_expect_eq(rf_answer_compare(au, a), 0, "auto runs the program when the greedy preempts or rejects");
+    rf_answer_destroy(&g);
+    rf_answer_destroy(&a);
+    rf_answer_destroy(&au);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
 /* Random problems with running gangs, small enough for the exhaustive
  * search: ilp is the optimum, feasible, and never worse than the greedy. */
 Test(ilp_preempt, optimal_on_random_problems_with_running_gangs, .timeout = 600)

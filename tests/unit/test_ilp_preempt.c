@@ -260,6 +260,7 @@ Test(ilp_preempt, overcommitted_resource_binds_only_pods_that_request_it)
     cr_expect(a->running[0].preempted, "v makes room for a");
     cr_expect_eq(a->summary.value[0].units, 16, "16 GPUs at priority 10");
     cr_expect_eq(rf_exhaust_compare(pb, a), 0, "ilp is the exhaustive optimum");
+    cr_expect(a->summary.optimal, "the program proves it");
     cr_expect_lt(rf_answer_compare(a, g), 0, "better than the greedy (a on h-1, c rejected)");
     cr_expect_eq(rf_answer_compare(au, a), 0, "auto runs the program when the greedy preempts or rejects");
     rf_answer_destroy(&g);

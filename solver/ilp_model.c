@@ -1045,6 +1045,15 @@ static void s_link_rows(rf__ilp_t *s, s_vidx_t *v)
                 s->mip.ub[s->qcol[i]] = 0; /* nobody could preempt it */
             else
                 rf__mip_coef(&s->mip, row, s->qcol[i], 1);
+        } else if (terms == 0) {
+            /* fixed preempted (its room counted freed in row 8), and no
+             * column here nor kept gang is a preemptor: every answer of
+             * this run would preempt it for nothing, which rf_check
+             * refuses. Not reached from a checked incumbent (its
+             * preemptor is kept, or free with columns on its nodes); the
+             * run is skipped (rf__ilp_build: RF_EINVAL) rather than
+             * solved for an answer that must be set aside */
+            s->orphan_victim = true;
         }
     }
 }
@@ -1104,7 +1113,7 @@ rf_status rf__ilp_build(rf__ilp_t *s)
         goto done;
     if (b.ordered)
         s_ordered(s, &b);
-    rc = s->mip.failed ? RF_ENOMEM : RF_OK;
+    rc = s->mip.failed ? RF_ENOMEM : s->orphan_victim ? RF_EINVAL : RF_OK;
 done:
     /* the lists belong to s from here, whatever happened */
     s->xs = b.xs.v;

@@ -187,10 +187,12 @@ static const char *S_BOUND_SLICE =
     "\"requests\":{\"nvidia.com/gpu\":4},\"slice\":{\"size\":2,\"required\":\"kubernetes.io/hostname\"},"
     "\"bound\":[{\"node\":\"h-1\",\"ranks\":[0,1]}]}]}]}";
 
-/* rf_randprob seed 89 (64 nodes, 12 gangs): gang g2 has a bound pod on n11,
- * which lacks the block label; the program keeps such a gang as the greedy
- * decided (it rejects g2, wrongly: the reference admits it, rf_check
- * accepts that answer), so no proof of the values may be claimed. */
+/* rf_randprob seed 89 (64 nodes, 12 gangs): gang g2 has a bound pod of
+ * pod set p0 (required: host) on n11, which lacks the block label; the
+ * program keeps such a gang as the greedy decided, so no proof of the
+ * values may be claimed. The greedy once rejected g2, reading p0's pinned
+ * host as p1's (p1, required block, takes its 5 pods elsewhere: the CBC
+ * reference's answer, 11 pods at priority 1); it admits it now. */
 Test(ilp_bound, no_optimal_claim_when_a_gang_is_not_modelled)
 {
     rf_randprob_opts_t o;
@@ -206,7 +208,13 @@ Test(ilp_bound, no_optimal_claim_when_a_gang_is_not_modelled)
     cr_assert_not(rf__ilp_models_all(pb), "seed 89: a bound pod on a node without every level label");
     rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 1, 3000);
     rf_test_assert_feasible(pb, a, "seed 89");
-    cr_assert_not(a->summary.optimal, "seed 89: optimal claimed with g2 kept as the greedy rejected it");
+    cr_assert_not(a->summary.optimal, "seed 89: optimal claimed with g2 kept as the greedy placed it");
+    cr_expect(a->gangs[2].admitted, "seed 89: g2's pod set p1 is not pinned to n11");
+    rf_answer_t *gr = rf_test_solve(pb, RF_MODE_GREEDY, 1, 3000);
+    rf_test_assert_feasible(pb, gr, "seed 89, greedy");
+    cr_expect(gr->gangs[2].admitted, "seed 89: the greedy admits g2");
+    rf_answer_destroy(&gr);
+    cr_expect(a->summary.value[0].priority == 1 && a->summary.value[0].pods == 11, "seed 89: 11 pods at priority 1");
     rf_answer_destroy(&a);
     rf_problem_destroy(&pb);
     /* bound ranks [0, 1] of a sliced pod set on h-1 (slices of 2 per host):

@@ -27,6 +27,8 @@
 #include "../support/testutil.h"
 #include "clock.h"
 #include "file.h"
+#include "greedy.h"
+#include "ilp.h"
 #include "ilp_bound.h"
 #include "rackfit/rackfit.h"
 
@@ -233,6 +235,21 @@ Test(ilp_bound, no_optimal_claim_when_a_gang_is_not_modelled)
     rf_test_assert_feasible(pb, better, "bound slice, g admitted on h-0");
     cr_assert_lt(rf_answer_compare(better, a), 0, "ilp keeps g rejected (the greedy's decision)");
     cr_assert_not(a->summary.optimal, "optimal claimed with g kept as the greedy rejected it");
+    /* the batch's program itself (solver/ilp.c) proves nothing and gives no
+     * bound: with g kept and no free gang its stages are trivially optimal */
+    rf_answer_t *inc = rf_answer_new(pb);
+    rf_error_t err;
+    cr_assert_eq(rf__greedy_solve(pb, RF__ORDER_VALUE, inc, &err), RF_OK);
+    rf__ilp_opts_t io = {.isolate = -1, .deadline_ms = rf_now_ms() + 5000, .mip_gap = 1e-9, .tight = true};
+    rf_answer_t *out = NULL;
+    rf__ilp_stats_t st;
+    cr_assert_eq(rf__ilp_improve(pb, inc, &io, &out, &st, &err), RF_OK, "%s", err.message);
+    cr_assert(st.solved, "the program runs (it decides v)");
+    cr_assert_not(st.values_proven, "values proven with g kept");
+    cr_assert_not(st.penalty_proven, "penalty proven with g kept");
+    cr_assert_lt(st.penalty_bound, 0, "a penalty bound with g kept");
+    rf_answer_destroy(&out);
+    rf_answer_destroy(&inc);
     rf_answer_destroy(&better);
     rf_answer_destroy(&a);
     rf_problem_destroy(&pb);

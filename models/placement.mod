@@ -22,8 +22,9 @@
  * Running gangs (PLACEMENT-MODEL.md, "Running gangs and preemption";
  * docs/ilp.md rows 8 and 9): q[v] = 1 preempts running gang v whole. Node
  * capacity is per priority: the new pods of priority <= k fit in
- * max(0, allocatable - used + what preempted gangs below k use there), the
- * max made exact by an indicator dl of new pods; a victim needs a new pod
+ * max(0, allocatable - used + what preempted gangs below k use there), per
+ * resource, the max made exact by an indicator dl of the new pods that
+ * request that resource; a victim needs a new pod
  * of a higher gang on one of its nodes; kept running gangs count in the
  * value at their priority and in the penalty. With no running gangs in the
  * data (nV = 0) this is the plain capacity row.
@@ -121,7 +122,7 @@ var z{g in G, l in L, d in D[l]} binary;                  # gang has pods in dom
 var zp{p in PR, d in D[preq[p]]} binary;                  # pod set's required domain
 var w{p in PS, d in D[slv[p]]} integer >= 0;              # slices in a domain
 var q{V} binary;                                          # running gang preempted
-var dl{N, PRI} binary;                                    # new pods of priority <= k on a node
+var dl{N, R, PRI} binary;                                 # new pods of priority <= k requesting r on a node
 
 /* ---- constraints (numbered as in docs/ilp.md) ---------------------------- */
 
@@ -134,14 +135,16 @@ s.t. atMost{p in P}:  B[p] * y[gang[p]] + sum{n in N} x[p, n] <= cnt[p] * y[gang
 /* 2 and 8. capacity per priority (bound pods and running gangs are in
  * `used`): the new pods of priority <= k against allocatable - used plus
  * what preempted gangs of priority below k free there; where used exceeds
- * allocatable the row binds only with new pods (dl), as max(0, ...) says */
+ * allocatable in r the row binds only with new pods that request r
+ * (dl[n, r, k]), as max(0, ...) says: a pod asking nothing of r does not
+ * need r's room */
 s.t. capacity{n in N, r in R, k in PRI: free[n, r] >= 0}:
     sum{p in P: prio[gang[p]] <= k} req[p, r] * x[p, n]
     <= raw[n, r] + sum{v in V: vprio[v] < k} vuse[v, n, r] * q[v]
-       + (if raw[n, r] < 0 then -raw[n, r] else 0) * (1 - dl[n, k]);
-s.t. newPods{p in P, n in N, k in PRI: prio[gang[p]] <= k and elig[p, n] = 1
-             and card({r in R: free[n, r] >= 0 and raw[n, r] < 0}) > 0}:
-    x[p, n] <= cnt[p] * dl[n, k];
+       + (if raw[n, r] < 0 then -raw[n, r] else 0) * (1 - dl[n, r, k]);
+s.t. newPods{p in P, n in N, r in R, k in PRI: prio[gang[p]] <= k and elig[p, n] = 1
+             and free[n, r] >= 0 and raw[n, r] < 0 and req[p, r] > 0}:
+    x[p, n] <= cnt[p] * dl[n, r, k];
 
 /* 9. preemptors: only a preemptible gang, and only for a new pod of a gang
  * of higher priority on one of its nodes */

@@ -77,6 +77,7 @@ typedef struct {
     int32_t slice_level;           /* level of the slice domain, n_levels when none */
     int32_t single_level;          /* pods share one domain down to this level (-1 none) */
     int32_t forced[RF_MAX_LEVELS]; /* domain required at level l by bound pods, -1 */
+    bool pinned_unlabeled;         /* a required domain of this pod set is a node without level labels */
 } s_psv_t;
 
 typedef struct {
@@ -498,7 +499,8 @@ typedef struct {
     int32_t forced[RF_MAX_LEVELS]; /* the gang's domain per level, from bound pods */
     bool bound_breaks;
     bool any_forced;          /* some pod set has a domain forced by bound pods */
-    int32_t pinned_unlabeled; /* a required domain is a node without level labels, or -1 */
+    int32_t pinned_unlabeled; /* a required domain of the gang or of a pod set is a node without level
+                                 labels, or -1 (which pod sets: v[p].pinned_unlabeled) */
     char bound_why[160];
 } s_gang_t;
 
@@ -974,6 +976,9 @@ static bool s_gang_view(s_ctx_t *c, int32_t gi, s_gang_t *gv)
                      * own there, and takes no new pods */
                     d = -2 - node;
                     gv->pinned_unlabeled = node;
+                    v->pinned_unlabeled = true;
+                    for (int32_t q = 0; l <= gv->gang_level && q < g->n_pod_sets; q++)
+                        gv->v[q].pinned_unlabeled = true; /* the gang's own domain: every pod set */
                 }
                 const char *who = l <= gv->gang_level ? "gang" : "pod set";
                 if ((v->forced[l] != -1 && v->forced[l] != d) ||
@@ -1285,8 +1290,14 @@ static rf_status s_place_gang(s_ctx_t *c, int32_t gi, rf_answer_t *ans, bool *ad
         gv->v[p].target = hi[p];
     }
     if (gv->pinned_unlabeled >= 0) {
-        /* pods pinned to a node that takes none: only the bound pods */
+        /* pods pinned to a node that takes none: only the bound pods (of
+         * the pod sets so pinned; the gang's required level pins them all) */
+        elastic = false;
         for (int32_t p = 0; p < g->n_pod_sets; p++) {
+            if (!gv->v[p].pinned_unlabeled) {
+                elastic |= lo[p] < hi[p];
+                continue;
+            }
             if (lo[p] > 0) {
                 rf_why_t why = {.level = -1, .resource = -1, .fits = 0, .needs = lo[p]};
                 rf_answer_reject(ans, gi, why,
@@ -1298,7 +1309,6 @@ static rf_status s_place_gang(s_ctx_t *c, int32_t gi, rf_answer_t *ans, bool *ad
             hi[p] = lo[p] = 0;
             gv->v[p].target = 0;
         }
-        elastic = false;
     }
     double pen;
     if (s_search(c, gv, &pen)) {

@@ -76,14 +76,20 @@ static void s_keep(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opts_t *o
         s->n_ps += pb->gangs[g].n_pod_sets;
         const rf_gang_t *gg = &pb->gangs[g];
         s->keep_buf[g] = opts->isolate >= 0 ? g != opts->isolate : opts->keep ? opts->keep[g] : false;
+        bool unmodelled = false;
         for (int32_t p = 0; p < gg->n_pod_sets; p++) {
             const rf_pod_set_t *ps = &gg->pod_sets[p];
             if (ps->slice.size > 1 && ps->n_bound > 0)
-                s->keep_buf[g] = true;
+                unmodelled = true;
             for (int32_t i = 0; i < ps->n_bound; i++)
                 if (rf__tree_node_dom(&s->tree, ps->bound[i].node, s->L - 1) < 0)
-                    s->keep_buf[g] = true;
+                    unmodelled = true;
         }
+        s->keep_buf[g] |= unmodelled;
+        /* the batch's program (nothing kept by the caller) would otherwise
+         * prove its values and penalty with that gang fixed as the
+         * incumbent has it: trivially so when no free gang is left */
+        s->unmodelled |= unmodelled && opts->isolate < 0 && !opts->keep;
         s->kept_adm_buf[g] = opts->isolate >= 0 ? false : inc->gangs[g].admitted; /* isolated: the others are absent */
     }
     s->ps0[pb->n_gangs] = s->n_ps;
@@ -291,6 +297,10 @@ static void s_proofs(const rf__ilp_t *s, const rf__mip_result_t *res, const doub
         if (most > 1e8)
             stats->values_proven = stats->penalty_proven = false;
     }
+    /* a gang kept as the incumbent has it because the program cannot model
+     * it: the program's optimum and bound hold only with that gang so */
+    if (s->unmodelled)
+        stats->values_proven = stats->penalty_proven = false;
     /* do the program's values equal the incumbent's? (then its bounds hold for it) */
     if (have_inc) {
         stats->values_match_incumbent = true;
@@ -301,7 +311,7 @@ static void s_proofs(const rf__ilp_t *s, const rf__mip_result_t *res, const doub
             stats->values_match_incumbent &= fabs(v - res->obj[k]) < 0.5;
         }
     }
-    if (res->n_stages_done == n_stages)
+    if (res->n_stages_done == n_stages && !s->unmodelled)
         stats->penalty_bound = fmax(0, res->bound[n_stages - 1] + s->run_const);
 }
 

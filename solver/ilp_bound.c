@@ -874,10 +874,6 @@ double rf__ilp_lp_late(const rf__ilp_lp_memo_t *memo, const rf_problem_t *pb, co
 
 bool rf__ilp_models_all(const rf_problem_t *pb)
 {
-    for (int32_t r = 0; r < pb->n_running && pb->options.preemption != RF_PREEMPT_NEVER; r++)
-        for (int32_t g = 0; g < pb->n_gangs && pb->running[r].preemptible; g++)
-            if (pb->gangs[g].priority > pb->running[r].priority)
-                return false; /* a preemption the program cannot see might gain value */
     for (int32_t g = 0; g < pb->n_gangs; g++)
         for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++) {
             const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];

@@ -59,12 +59,11 @@ double rf__ilp_lp_late(const rf__ilp_lp_memo_t *memo, const rf_problem_t *pb, co
 
 /* Does the program model every decision of pb? Not a pod set whose bound
  * pods hold ranks inside slices, nor a gang with bound pods on a node that
- * lacks a level label: those keep the incumbent's decision (solver/ilp.c);
- * nor preemption (the program keeps every running gang), when a
- * preemptible running gang has a pending gang of higher priority. A proof
- * of the values then covers only answers that keep those decisions, and
- * `optimal` cannot be claimed (bench/RESULTS.md, CBC section: seeds 89, and
- * 29 with running gangs). */
+ * lacks a level label: those keep the incumbent's decision (solver/ilp.c,
+ * whose batch program then proves nothing either). A proof of the values
+ * would cover only answers that keep those decisions, and `optimal` cannot
+ * be claimed (bench/RESULTS.md, CBC section: seed 89). Preemption is
+ * modelled (docs/ilp.md rows 8 and 9). */
 bool rf__ilp_models_all(const rf_problem_t *pb);
 
 #endif

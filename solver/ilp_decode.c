@@ -41,13 +41,16 @@ bool rf__ilp_map_incumbent(const rf__ilp_t *s, const rf_answer_t *inc, double *x
     for (int32_t i = 0; i < pb->n_running; i++)
         if (s->qcol[i] >= 0)
             x[s->qcol[i]] = inc->running[i].preempted;
-    /* row 8's indicators: new pods of the free gangs of priority <= k there */
+    /* row 8's indicators: new pods of the free gangs of priority <= k there
+     * that request the indicator's resource */
     for (int64_t k = 0; k < s->n_deltas; k++)
         for (int32_t g = 0; g < pb->n_gangs && x[s->deltas[k].col] == 0; g++) {
             if (s->keep[g] || !inc->gangs[g].admitted || pb->gangs[g].priority > s->deltas[k].prio)
                 continue;
             for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++)
-                for (int32_t i = 0; i < inc->gangs[g].pod_sets[p].n_placements; i++)
+                for (int32_t i = 0; pb->gangs[g].pod_sets[p].requests[s->deltas[k].res] > 0 &&
+                                    i < inc->gangs[g].pod_sets[p].n_placements;
+                     i++)
                     if (inc->gangs[g].pod_sets[p].placements[i].node == s->deltas[k].node &&
                         inc->gangs[g].pod_sets[p].placements[i].count > 0)
                         x[s->deltas[k].col] = 1;

@@ -42,10 +42,10 @@ typedef struct {
     int32_t col;
 } rf__ilp_uc_t;
 
-/* An indicator "new pods of priority <= prio on node" (docs/ilp.md row 8,
- * where used exceeds allocatable). */
+/* An indicator "new pods of priority <= prio on node that request res"
+ * (docs/ilp.md row 8, where used exceeds allocatable in res). */
 typedef struct {
-    int32_t col, node;
+    int32_t col, node, res;
     int64_t prio;
 } rf__ilp_delta_t;
 
@@ -66,6 +66,8 @@ typedef struct {
     int32_t zl;                  /* levels with z variables: L - 1 or L */
     const bool *keep;            /* [n_gangs] gangs kept as in the incumbent */
     const bool *kept_admitted;   /* [n_gangs] their decision there */
+    bool unmodelled;             /* the batch's program keeps a gang it cannot model: it proves nothing */
+    bool orphan_victim;          /* a victim fixed preempted with no possible preemptor here */
     int64_t *free;               /* [N * R] residual after the kept gangs */
     int64_t *vfree;              /* [N * R] free + what preemptable running gangs there use */
     uint8_t *vnode;              /* [N] holds a running gang that is or may be preempted */
@@ -116,8 +118,9 @@ void rf__ilp_fini(rf__ilp_t *s);
 /* ilp.c: the program rf__ilp_improve would solve, built into s (zeroed
  * here): the tree, the kept gangs, the residual capacity, the running
  * gangs' decisions, the units, the rows and columns. *skip when there is
- * nothing to model (an isolated gang the program keeps, or more priorities
- * than the stages hold); RF_ENOMEM. Free s with rf__ilp_fini whatever
+ * nothing to model (an isolated gang the program keeps, more priorities
+ * than the stages hold, or a region where a victim the run keeps preempted
+ * has no possible preemptor); RF_ENOMEM. Free s with rf__ilp_fini whatever
  * happened. For tests and tools; rf__ilp_improve is the one that solves. */
 rf_status rf__ilp_open(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t *inc, const rf__ilp_opts_t *opts,
                        bool *skip, rf_error_t *err);
@@ -132,8 +135,9 @@ int32_t rf__ilp_fit_node(const rf__ilp_t *s, int32_t n, const rf_pod_set_t *ps);
 rf_status rf__ilp_units(rf__ilp_t *s, bool aggregate, const bool *bound_node);
 /* The whole program into s->mip and its stage objectives into s (n_stages:
  * per priority [prefix,] units, pods; the penalty last). RF_ENOMEM, or
- * RF_EINVAL when the free gangs span more priorities than the stages hold
- * (the incumbent then stands). */
+ * RF_EINVAL when the free gangs span more priorities than the stages hold,
+ * or a victim fixed preempted has no possible preemptor (orphan_victim):
+ * the incumbent then stands. */
 rf_status rf__ilp_build(rf__ilp_t *s);
 
 /* ilp_decode.c */

@@ -901,9 +901,11 @@ static int32_t s_vnode_prios(const rf__ilp_t *s, const s_vidx_t *v, int32_t n)
     return np;
 }
 
-/* "New pods of priority <= p on vnode n" (delta, binary): each such x <=
- * ub(x) * delta. Made on first use, for an overcommitted resource. */
-static int32_t s_vnode_delta(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t p)
+/* "New pods of priority <= p on vnode n that request resource r" (delta,
+ * binary): each such x <= ub(x) * delta. One per overcommitted resource: a
+ * pod that asks nothing of r must not make r's row bind (a shared delta
+ * did, and cut off feasible answers). */
+static int32_t s_vnode_delta(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t p, int32_t r)
 {
     const rf_problem_t *pb = s->pb;
     int32_t d = rf__mip_col(&s->mip, 0, 1, true);
@@ -918,9 +920,10 @@ static int32_t s_vnode_delta(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t
         s->cap_deltas = nc;
     }
     if (d >= 0)
-        s->deltas[s->n_deltas++] = (rf__ilp_delta_t){d, n, p};
+        s->deltas[s->n_deltas++] = (rf__ilp_delta_t){d, n, r, p};
     for (int64_t i = v->xs_at[n]; d >= 0 && i < v->xs_at[n + 1]; i++) {
-        if (pb->gangs[v->vx[i].gang].priority > p)
+        const rf_gang_t *gg = &pb->gangs[v->vx[i].gang];
+        if (gg->priority > p || gg->pod_sets[v->vx[i].ps].requests[r] <= 0)
             continue;
         int32_t row = rf__mip_row(&s->mip, -RF_MIP_INF, 0);
         rf__mip_coef(&s->mip, row, v->vx[i].col, 1);
@@ -929,9 +932,8 @@ static int32_t s_vnode_delta(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t
     return d;
 }
 
-/* The row of vnode n, priority p, resource r (s_vnode_rows); *delta is
- * that (n, p)'s indicator, -1 until made. */
-static void s_vnode_row(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t p, int32_t r, int32_t *delta)
+/* The row of vnode n, priority p, resource r (s_vnode_rows). */
+static void s_vnode_row(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t p, int32_t r)
 {
     const rf_problem_t *pb = s->pb;
     const rf_node_t *node = &pb->nodes[n];
@@ -945,27 +947,31 @@ static void s_vnode_row(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t p, i
         if (pb->gangs[kp->gang].priority <= p)
             kept += (int64_t)kp->count * pb->gangs[kp->gang].pod_sets[kp->ps].requests[r];
     }
-    double most = 0; /* the most the new pods of priority <= p can ask here */
+    /* the most the new pods of priority <= p can ask here, saturating at
+     * INT64_MAX (requests reach 2^62: a double sum there is not exact) */
+    int64_t most = 0;
     for (int64_t i = v->xs_at[n]; i < v->xs_at[n + 1]; i++) {
         int64_t req = pb->gangs[v->vx[i].gang].pod_sets[v->vx[i].ps].requests[r];
         if (pb->gangs[v->vx[i].gang].priority <= p && req > 0) {
             any = true;
-            most += (double)req * s->mip.ub[v->vx[i].col];
+            double ub = s->mip.ub[v->vx[i].col];
+            int64_t c = ub >= (double)INT32_MAX ? INT32_MAX : (int64_t)ub, ask;
+            if (__builtin_mul_overflow(req, c, &ask) || __builtin_add_overflow(most, ask, &most))
+                most = INT64_MAX;
         }
     }
     if (!any && kept == 0)
         return;
     /* overcommitted with no kept pods: the row binds only with new pods */
     bool gated = base < 0 && kept == 0;
-    if (!gated && most <= (double)(base - kept))
+    if (!gated && most <= base - kept)
         return; /* it cannot bind even with nothing freed */
-    if (gated && *delta < 0)
-        *delta = s_vnode_delta(s, v, n, p);
-    if (gated && *delta < 0)
+    int32_t delta = gated ? s_vnode_delta(s, v, n, p, r) : -1;
+    if (gated && delta < 0)
         return; /* ENOMEM: mip.failed says so */
     int32_t row = rf__mip_row(&s->mip, -RF_MIP_INF, gated ? 0 : (double)(base - kept));
     if (gated)
-        rf__mip_coef(&s->mip, row, *delta, (double)-base);
+        rf__mip_coef(&s->mip, row, delta, (double)-base);
     for (int64_t i = v->xs_at[n]; i < v->xs_at[n + 1]; i++) {
         const rf_gang_t *gg = &pb->gangs[v->vx[i].gang];
         if (gg->priority <= p && gg->pod_sets[v->vx[i].ps].requests[r] > 0)
@@ -992,17 +998,16 @@ static void s_vnode_row(rf__ilp_t *s, const s_vidx_t *v, int32_t n, int64_t p, i
  * with F what a running gang uses there and K the kept gangs' new pods.
  * Where the right side without q is negative (used above allocatable) and
  * no kept pods are there, max(0, ...) is made exact by an indicator delta
- * of new pods: sum req * x - sum F * q + |base| * delta <= 0. */
+ * of the new pods that request r (one per node, priority and resource):
+ * sum req * x - sum F * q + |base| * delta <= 0. */
 static void s_vnode_rows(rf__ilp_t *s, const s_vidx_t *v, int32_t n)
 {
     const rf_node_t *node = &s->pb->nodes[n];
     int32_t np = s_vnode_prios(s, v, n);
-    for (int32_t a = 0; a < np; a++) {
-        int32_t delta = -1;
+    for (int32_t a = 0; a < np; a++)
         for (int32_t r = 0; r < s->R; r++)
             if (node->allocatable[r] != RF_QTY_UNLIMITED)
-                s_vnode_row(s, v, n, v->prios[a], r, &delta);
-    }
+                s_vnode_row(s, v, n, v->prios[a], r);
 }
 
 /* Preemptors: a running gang is preempted only when an admitted gang of
@@ -1040,6 +1045,15 @@ static void s_link_rows(rf__ilp_t *s, s_vidx_t *v)
                 s->mip.ub[s->qcol[i]] = 0; /* nobody could preempt it */
             else
                 rf__mip_coef(&s->mip, row, s->qcol[i], 1);
+        } else if (terms == 0) {
+            /* fixed preempted (its room counted freed in row 8), and no
+             * column here nor kept gang is a preemptor: every answer of
+             * this run would preempt it for nothing, which rf_check
+             * refuses. Not reached from a checked incumbent (its
+             * preemptor is kept, or free with columns on its nodes); the
+             * run is skipped (rf__ilp_build: RF_EINVAL) rather than
+             * solved for an answer that must be set aside */
+            s->orphan_victim = true;
         }
     }
 }
@@ -1099,7 +1113,7 @@ rf_status rf__ilp_build(rf__ilp_t *s)
         goto done;
     if (b.ordered)
         s_ordered(s, &b);
-    rc = s->mip.failed ? RF_ENOMEM : RF_OK;
+    rc = s->mip.failed ? RF_ENOMEM : s->orphan_victim ? RF_EINVAL : RF_OK;
 done:
     /* the lists belong to s from here, whatever happened */
     s->xs = b.xs.v;

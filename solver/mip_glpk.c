@@ -435,8 +435,10 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
         io.mir_cuts = GLP_ON;
         /* the feasibility pump only looks for a first solution, and it does
          * not watch tm_lim (on the 1,024-node preemption batch it overran a
-         * 100 ms limit by 300 ms at the root): off when one is known */
-        io.fp_heur = have_x ? GLP_OFF : GLP_ON;
+         * 100 ms limit by 300 ms at the root): off when one is known, and on
+         * every stage under a time limit (an incumbent that fails
+         * s_feasible, or none, must not let a stage overrun its limit) */
+        io.fp_heur = have_x || isfinite(opts->time_limit_ms) ? GLP_OFF : GLP_ON;
         s_cb_t cb = {.mip = mip, .x1 = NULL, .budget = opts->node_budget, .stop = opts->stop};
         for (int32_t j = 0; j < n && !cb.use_prio; j++)
             cb.use_prio = mip->prio[j] > 0;

@@ -52,6 +52,7 @@ void rf_randprob_default(rf_randprob_opts_t *opts)
     opts->bound_percent = 15;
     opts->slice_bound = true;
     opts->max_running = 0;
+    opts->overcommit = false;
 }
 
 /* Running gangs, drawn after the gangs; their pods go into the nodes' used. */
@@ -117,6 +118,7 @@ typedef struct {
 
 typedef struct {
     uint64_t x;
+    uint64_t x2; /* the overcommit option's own stream */
     s_buf_t b;
     const rf_randprob_opts_t *o;
     const char *lv[3];
@@ -149,6 +151,8 @@ static void s_draw_gang(s_rp_t *c, s_gang_t *g)
             ps->min = ps->min / 2 * 2;
         ps->gpu = s_rand(&c->x, 0, 3) == 0 ? 0 : s_rand(&c->x, 1, 4);
         ps->cpu = s_rand(&c->x, 0, 3);
+        if (o->overcommit && s_rand(&c->x2, 0, 2) == 0)
+            ps->cpu = 0;
         ps->slice_level = s_rand(&c->x, g->req_level < 0 ? 0 : g->req_level, c->nl - 1);
         ps->ps_level = s_rand(&c->x, 0, 3) == 0 ? s_rand(&c->x, g->req_level < 0 ? 0 : g->req_level, c->nl - 1) : -1;
         if (ps->slice > 1 && ps->ps_level > ps->slice_level)
@@ -300,6 +304,7 @@ char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *o)
     if (!c)
         abort();
     c->x = seed * 7919 + 17;
+    c->x2 = seed * 104729 + 5;
     c->o = o;
     c->b = (s_buf_t){malloc(4096), 0, 4096};
     if (!c->b.s)
@@ -323,6 +328,9 @@ char *rf_randprob(uint64_t seed, const rf_randprob_opts_t *o)
             if (s_rand(&c->x, 0, 2) == 0)
                 c->g[i].prio = 2;
     }
+    for (int n = 0; o->overcommit && n < c->N; n++) /* after the running gangs, placed where there was room */
+        if (s_rand(&c->x2, 0, 2) == 0 && c->cpu_used[n] <= c->cpu_cap[n])
+            c->cpu_used[n] = c->cpu_cap[n] + s_rand(&c->x2, 1, 3);
     s_put_nodes(c);
     s_put(&c->b, "]},\"gangs\":[");
     s_put_gangs(c);

@@ -27,6 +27,11 @@ typedef struct {
                           them off sliced pod sets, without changing the rest of the draw */
     int max_running;   /* 0..max_running running gangs (default 0: none, and the draw of
                           every other part is the same as without this option) */
+    bool overcommit;   /* (default false) from a second random stream, so that the rest of
+                          the draw is the same: a node in three has cpu `used` above its
+                          `allocatable` (by 1 to 3 cores), and a pending pod set in three
+                          requests no cpu (zero and non-zero requests mixed on one node);
+                          the bound pods' usage follows their requests */
 } rf_randprob_opts_t;
 
 void rf_randprob_default(rf_randprob_opts_t *opts);

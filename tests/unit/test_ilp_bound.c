@@ -9,8 +9,10 @@
  *   of them (the bound is not vacuous);
  * - the three batches of tests/data/ilp/misses-* against their known optima;
  * - no `optimal` claim where the program does not model a decision
- *   (rf__ilp_models_all), on the two seeds where the CBC reference found
- *   ilp claiming it at a lower value;
+ *   (rf__ilp_models_all): seed 89, where the CBC reference found ilp
+ *   claiming it at a lower value, and bound pods inside slices with no free
+ *   gang left; seed 29 with running gangs, once withheld, now matches the
+ *   reference and is proven (the program models preemption);
  * - strength: a hand-made batch where each gang alone fits one rack but
  *   together one of them must span two: the bound sees the rack it costs,
  *   which the per-gang bound cannot, and `ilp` reports the answer optimal. */
@@ -25,6 +27,8 @@
 #include "../support/testutil.h"
 #include "clock.h"
 #include "file.h"
+#include "greedy.h"
+#include "ilp.h"
 #include "ilp_bound.h"
 #include "rackfit/rackfit.h"
 
@@ -171,10 +175,26 @@ Test(ilp_bound, never_above_the_known_optima_of_the_missed_batches)
     rf_test_no_leaks();
 }
 
-/* rf_randprob seed 89 (64 nodes, 12 gangs): gang g2 has a bound pod on n11,
- * which lacks the block label; the program keeps such a gang as the greedy
- * decided (it rejects g2, wrongly: the reference admits it, rf_check
- * accepts that answer), so no proof of the values may be claimed. */
+/* Two full nodes in rack r1; v (priority 0) on h-0; g (priority 10) has
+ * ranks 0 and 1 bound on h-1 and needs 2 more, a slice of 2 per host. */
+static const char *S_BOUND_SLICE =
+    "{\"cluster\":{\"levels\":[\"example.com/rack\",\"kubernetes.io/hostname\"],\"nodes\":["
+    "{\"name\":\"h-0\",\"labels\":{\"example.com/rack\":\"r1\",\"kubernetes.io/hostname\":\"h-0\"},"
+    "\"allocatable\":{\"nvidia.com/gpu\":8},\"used\":{\"nvidia.com/gpu\":8}},"
+    "{\"name\":\"h-1\",\"labels\":{\"example.com/rack\":\"r1\",\"kubernetes.io/hostname\":\"h-1\"},"
+    "\"allocatable\":{\"nvidia.com/gpu\":8},\"used\":{\"nvidia.com/gpu\":8}}]},"
+    "\"running\":[{\"name\":\"v\",\"priority\":0,\"pod_sets\":[{\"name\":\"w\","
+    "\"requests\":{\"nvidia.com/gpu\":8},\"placements\":[{\"node\":\"h-0\",\"count\":1}]}]}],"
+    "\"gangs\":[{\"name\":\"g\",\"priority\":10,\"pod_sets\":[{\"name\":\"w\",\"count\":4,"
+    "\"requests\":{\"nvidia.com/gpu\":4},\"slice\":{\"size\":2,\"required\":\"kubernetes.io/hostname\"},"
+    "\"bound\":[{\"node\":\"h-1\",\"ranks\":[0,1]}]}]}]}";
+
+/* rf_randprob seed 89 (64 nodes, 12 gangs): gang g2 has a bound pod of
+ * pod set p0 (required: host) on n11, which lacks the block label; the
+ * program keeps such a gang as the greedy decided, so no proof of the
+ * values may be claimed. The greedy once rejected g2, reading p0's pinned
+ * host as p1's (p1, required block, takes its 5 pods elsewhere: the CBC
+ * reference's answer, 11 pods at priority 1); it admits it now. */
 Test(ilp_bound, no_optimal_claim_when_a_gang_is_not_modelled)
 {
     rf_randprob_opts_t o;
@@ -190,20 +210,67 @@ Test(ilp_bound, no_optimal_claim_when_a_gang_is_not_modelled)
     cr_assert_not(rf__ilp_models_all(pb), "seed 89: a bound pod on a node without every level label");
     rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 1, 3000);
     rf_test_assert_feasible(pb, a, "seed 89");
-    cr_assert_not(a->summary.optimal, "seed 89: optimal claimed with g2 kept as the greedy rejected it");
+    cr_assert_not(a->summary.optimal, "seed 89: optimal claimed with g2 kept as the greedy placed it");
+    cr_expect(a->gangs[2].admitted, "seed 89: g2's pod set p1 is not pinned to n11");
+    rf_answer_t *gr = rf_test_solve(pb, RF_MODE_GREEDY, 1, 3000);
+    rf_test_assert_feasible(pb, gr, "seed 89, greedy");
+    cr_expect(gr->gangs[2].admitted, "seed 89: the greedy admits g2");
+    rf_answer_destroy(&gr);
+    cr_expect(a->summary.value[0].priority == 1 && a->summary.value[0].pods == 11, "seed 89: 11 pods at priority 1");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    /* bound ranks [0, 1] of a sliced pod set on h-1 (slices of 2 per host):
+     * the program keeps g as the greedy rejected it and, with no free gang
+     * left, its stages were proven trivially; the better answer (ranks 2
+     * and 3 on h-0, v preempted) passes rf_check */
+    pb = rf_test_parse(S_BOUND_SLICE);
+    cr_assert_not(rf__ilp_models_all(pb), "bound pods inside slices");
+    a = rf_test_solve(pb, RF_MODE_ILP, 1, 3000);
+    rf_test_assert_feasible(pb, a, "bound slice");
+    rf_answer_t *better = rf_answer_new(pb);
+    cr_assert_not_null(better);
+    cr_assert_eq(rf_answer_add(better, 0, 0, 0, 2), RF_OK);
+    cr_assert_eq(rf_answer_preempt(better, 0, true), RF_OK);
+    cr_assert_eq(rf_answer_finish(better), RF_OK);
+    rf_test_assert_feasible(pb, better, "bound slice, g admitted on h-0");
+    cr_assert_lt(rf_answer_compare(better, a), 0, "ilp keeps g rejected (the greedy's decision)");
+    cr_assert_not(a->summary.optimal, "optimal claimed with g kept as the greedy rejected it");
+    /* the batch's program itself (solver/ilp.c) proves nothing and gives no
+     * bound: with g kept and no free gang its stages are trivially optimal */
+    rf_answer_t *inc = rf_answer_new(pb);
+    rf_error_t err;
+    cr_assert_eq(rf__greedy_solve(pb, RF__ORDER_VALUE, inc, &err), RF_OK);
+    rf__ilp_opts_t io = {.isolate = -1, .deadline_ms = rf_now_ms() + 5000, .mip_gap = 1e-9, .tight = true};
+    rf_answer_t *out = NULL;
+    rf__ilp_stats_t st;
+    cr_assert_eq(rf__ilp_improve(pb, inc, &io, &out, &st, &err), RF_OK, "%s", err.message);
+    cr_assert(st.solved, "the program runs (it decides v)");
+    cr_assert_not(st.values_proven, "values proven with g kept");
+    cr_assert_not(st.penalty_proven, "penalty proven with g kept");
+    cr_assert_lt(st.penalty_bound, 0, "a penalty bound with g kept");
+    rf_answer_destroy(&out);
+    rf_answer_destroy(&inc);
+    rf_answer_destroy(&better);
     rf_answer_destroy(&a);
     rf_problem_destroy(&pb);
     /* seed 29 with up to 6 running gangs: preempting r1 admits 12 more GPUs at
-     * priority 2 (the reference's answer, which rf_check accepts); the
-     * program keeps every running gang */
+     * priority 2 (the CBC reference's answer, which rf_check accepts). Once
+     * withheld because the program kept every running gang; it models
+     * preemption now, reaches the reference (tests/support/cbcref.c: value
+     * 13 units, 5 pods at priority 2, penalty 446) and proves it */
     o.max_running = 6;
     json = rf_randprob(29, &o);
     pb = rf_test_parse(json);
     free(json);
-    cr_assert_not(rf__ilp_models_all(pb), "seed 29: a preemptible running gang below a pending gang");
+    cr_assert(rf__ilp_models_all(pb), "seed 29: preemption is modelled");
     a = rf_test_solve(pb, RF_MODE_ILP, 1, 3000);
     rf_test_assert_feasible(pb, a, "seed 29");
-    cr_assert_not(a->summary.optimal, "seed 29: optimal claimed without seeing preemption");
+    cr_assert_gt(a->summary.preempted, 0, "seed 29: preempting r1 pays");
+    cr_assert_eq(a->summary.value[0].priority, 2);
+    cr_expect(a->summary.value[0].units == 13 && a->summary.value[0].pods == 5, "seed 29: (%lld, %lld) at priority 2",
+              (long long)a->summary.value[0].units, (long long)a->summary.value[0].pods);
+    cr_expect(fabs(a->summary.penalty - 446) <= 1e-6, "seed 29: penalty %g", a->summary.penalty);
+    cr_expect(a->summary.optimal, "seed 29: the reference's optimum, proven");
     rf_answer_destroy(&a);
     rf_problem_destroy(&pb);
     pb = rf_test_parse(S_RACKS);

@@ -14,9 +14,10 @@
  * allocatable - used - (all new pods there), the greedy's own view.
  *
  * Domains. A gang is placed here within one domain: of its deepest required
- * or slice level, or any level below it (all its pods in one such domain meet
- * every topology and slice rule, in any rank order); a gang without
- * constraints may also take the whole cluster. In a domain, the candidate
+ * level, or any level below it (a gang without a required level may also take
+ * the whole cluster). A sliced pod set in a domain above its slice level takes
+ * whole slices in the slice-level domains inside it (s_fill_sliced); in one at
+ * or below that level every rank order meets the slice rule. In a domain, the candidate
  * victims are the preemptible running gangs of priority below P, not yet
  * preempted, with a pod on one of its nodes, sorted cheapest first (lowest
  * priority, then fewest units, then fewest pods, then the most spread, whose
@@ -88,10 +89,13 @@ typedef struct {
     int32_t *cand;   /* [n_running] candidates of the current domain */
     int32_t *sorted; /* [n_sorted] every candidate victim of the call, cheapest first */
     int32_t n_sorted;
-    int32_t *work;  /* [n_running] scratch for victim lists */
-    int32_t *order; /* [N] nodes of the domain by room */
-    int64_t *fit;   /* [N] */
-    s_pl_t *pl;     /* [N * n_pod_sets] placements of the last successful fit test */
+    int32_t *work;       /* [n_running] scratch for victim lists */
+    int32_t *order;      /* [N] nodes of the domain by room */
+    int32_t level;       /* the level of the domain being tried (-1: the whole cluster) */
+    int32_t *sub;        /* [n_domains] slice-level domains inside it (s_fill_sliced) */
+    int64_t *sub_slices; /* [n_domains] whole slices each of them takes */
+    int64_t *fit;        /* [N] */
+    s_pl_t *pl;          /* [N * n_pod_sets] placements of the last successful fit test */
     int32_t n_pl;
     int32_t pl_end[S_MAX_PS]; /* pod set j's placements end here in pl */
 } s_pc_t;
@@ -249,7 +253,7 @@ static void s_free(s_pc_t *c, int32_t i, int sign)
 }
 
 /* Cheapest first: lowest priority, fewest units, fewest pods, most spread. */
-static const rf_problem_t *s_sort_pb; /* qsort has no context; set around each sort */
+static _Thread_local const rf_problem_t *s_sort_pb; /* qsort has no context; set around each sort */
 
 static int s_victim_cmp(const void *a, const void *b)
 {
@@ -287,7 +291,7 @@ static int32_t s_candidates(s_pc_t *c, int32_t lo, int32_t hi)
 
 /* ------------------------------------------------------- fit test */
 
-static const int64_t *s_sort_fit;
+static _Thread_local const int64_t *s_sort_fit;
 
 static int s_fit_cmp(const void *a, const void *b)
 {
@@ -321,6 +325,70 @@ static void s_take(s_pc_t *c, int32_t n, const int64_t *req, int64_t k, int sign
             row[r] -= sign * k * req[r];
 }
 
+static _Thread_local const int64_t *s_sort_slices;
+
+/* Slice-level domains by the whole slices they take, most first, then in tree order. */
+static int s_sub_cmp(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    if (s_sort_slices[x] != s_sort_slices[y])
+        return s_sort_slices[x] > s_sort_slices[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Pod set j's `need` new pods (a multiple of its slice size s: the contract's
+ * rule for count and min_count, and sliced pod sets with bound pods never
+ * come here) in whole slices on nodes [lo, hi), a domain above the slice
+ * level: each slice-level domain inside it takes a multiple of s pods, those
+ * with room for the most slices first, and in each the nodes with the most
+ * room first. c->fit[q] is what node node_order[lo + q] takes. Appends to
+ * c->pl and takes the pods out of c->room; false (having taken nothing) when
+ * the slices do not fit. Listed in tree order, the placements then hand out
+ * ranks domain by domain, so every s consecutive ranks share a domain. */
+static bool s_fill_sliced(s_pc_t *c, int32_t j, int32_t lo, int32_t hi, int64_t need)
+{
+    const rf__tree_t *t = c->t;
+    const rf_pod_set_t *ps = &c->gang->pod_sets[j];
+    int64_t s = ps->slice.size, slices = 0;
+    int32_t L = ps->slice.level, n_sub = 0;
+    for (int32_t d = t->level_start[L]; d < t->level_start[L + 1]; d++) {
+        if (t->node_start[d] < lo || t->node_end[d] > hi)
+            continue;
+        int64_t tot = 0;
+        for (int32_t q = t->node_start[d]; q < t->node_end[d]; q++)
+            tot += c->fit[q - lo];
+        if (tot < s)
+            continue;
+        c->sub_slices[d] = tot / s;
+        slices += tot / s;
+        c->sub[n_sub++] = d;
+    }
+    if (slices < need / s)
+        return false;
+    s_sort_slices = c->sub_slices;
+    qsort(c->sub, (size_t)n_sub, sizeof *c->sub, s_sub_cmp);
+    s_sort_slices = NULL;
+    for (int32_t i = 0; i < n_sub && need > 0; i++) {
+        int32_t d = c->sub[i], n_room = 0;
+        int64_t take = c->sub_slices[d] * s < need ? c->sub_slices[d] * s : need;
+        need -= take;
+        for (int32_t q = t->node_start[d] - lo; q < t->node_end[d] - lo; q++)
+            if (c->fit[q] > 0)
+                c->order[n_room++] = q;
+        s_sort_fit = c->fit;
+        qsort(c->order, (size_t)n_room, sizeof *c->order, s_fit_cmp);
+        s_sort_fit = NULL;
+        for (int32_t k = 0; k < n_room && take > 0; k++) {
+            int32_t at = c->order[k];
+            int64_t n = c->fit[at] < take ? c->fit[at] : take;
+            take -= n;
+            s_take(c, t->node_order[lo + at], ps->requests, n, +1);
+            c->pl[c->n_pl++] = (s_pl_t){t->node_order[lo + at], (int32_t)n, lo + at};
+        }
+    }
+    return true;
+}
+
 /* Can the gang's targets be placed on nodes [lo, hi) of node_order with the
  * current room? Fills c->pl on success: per pod set, the nodes with the most
  * room first, listed in tree order. Pod sets placed so far take their pods
@@ -349,10 +417,18 @@ static bool s_fit_test(s_pc_t *c, int32_t lo, int32_t hi)
             ok = false;
             break;
         }
-        s_sort_fit = c->fit;
-        qsort(c->order, (size_t)n_room, sizeof *c->order, s_fit_cmp);
-        s_sort_fit = NULL;
         int32_t start = c->n_pl;
+        const rf_pod_set_t *ps = &g->pod_sets[j];
+        if (ps->slice.size > 1 && c->level < ps->slice.level) {
+            /* a domain above the slice level: whole slices in its slice-level domains */
+            ok = s_fill_sliced(c, j, lo, hi, need);
+            if (!ok)
+                break;
+            need = 0;
+        }
+        s_sort_fit = c->fit;
+        qsort(c->order, (size_t)(need > 0 ? n_room : 0), sizeof *c->order, s_fit_cmp);
+        s_sort_fit = NULL;
         for (int32_t q = 0; q < n_room && need > 0; q++) {
             int32_t at = c->order[q];
             int64_t k = c->fit[at] < need ? c->fit[at] : need;
@@ -516,17 +592,14 @@ static void s_domain(s_pc_t *c, int32_t lo, int32_t hi, s_choice_t *out)
 
 /* ------------------------------------------------------- interface */
 
-/* The deepest level the gang's constraints name, or -1. */
+/* The deepest required level of the gang or its pod sets, or -1 (slices
+ * are kept in any domain above their level by s_fill_sliced). */
 static int32_t s_deepest(const rf_gang_t *g)
 {
     int32_t l = g->topology.required;
-    for (int32_t j = 0; j < g->n_pod_sets; j++) {
-        const rf_pod_set_t *ps = &g->pod_sets[j];
-        if (ps->topology.required > l)
-            l = ps->topology.required;
-        if (ps->slice.size > 1 && ps->slice.level > l)
-            l = ps->slice.level;
-    }
+    for (int32_t j = 0; j < g->n_pod_sets; j++)
+        if (g->pod_sets[j].topology.required > l)
+            l = g->pod_sets[j].topology.required;
     return l;
 }
 
@@ -560,8 +633,11 @@ static rf_status s_alloc(s_pc_t *c)
     c->order = malloc(sizeof *c->order * (N + 1));
     c->fit = malloc(sizeof *c->fit * (N + 1));
     c->pl = malloc(sizeof *c->pl * (N * P + 1));
-    if (!c->room || !c->elig || !c->capfit || !c->vic_start || !c->stamp || !c->cand || !c->sorted || !c->work ||
-        !c->order || !c->fit || !c->pl)
+    size_t D = (size_t)c->t->level_start[c->t->n_levels] + 1;
+    c->sub = malloc(sizeof *c->sub * D);
+    c->sub_slices = malloc(sizeof *c->sub_slices * D);
+    if (!c->sub || !c->sub_slices || !c->room || !c->elig || !c->capfit || !c->vic_start || !c->stamp || !c->cand ||
+        !c->sorted || !c->work || !c->order || !c->fit || !c->pl)
         return RF_ENOMEM;
     /* candidate victims per node (CSR) */
     int32_t total = 0;
@@ -616,6 +692,8 @@ static void s_release(s_pc_t *c)
     free(c->order);
     free(c->fit);
     free(c->pl);
+    free(c->sub);
+    free(c->sub_slices);
 }
 
 /* Every candidate domain with the current targets; the best into *best
@@ -634,7 +712,8 @@ static bool s_big_enough(const s_pc_t *c, int32_t lo, int32_t hi)
     return true;
 }
 
-static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t *best_lo, int32_t *best_hi)
+static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t *best_lo, int32_t *best_hi,
+                          int32_t *best_level)
 {
     const rf__tree_t *t = c->t;
     int32_t deepest = s_deepest(c->gang);
@@ -652,6 +731,7 @@ static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t 
             if (!s_holds_bound(c, l, d) || !s_big_enough(c, lo, hi))
                 continue;
             s_choice_t ch;
+            c->level = l;
             s_domain(c, lo, hi, &ch);
             if (!ch.ok || (best->ok && s_choice_cmp(c->pb, &ch, best) >= 0))
                 continue;
@@ -660,6 +740,7 @@ static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t 
             best->victims = best_v;
             *best_lo = lo;
             *best_hi = hi;
+            *best_level = l;
         }
     }
 }
@@ -680,22 +761,23 @@ rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_
     int32_t *best_v = malloc(sizeof *best_v * (size_t)(pb->n_running + 1));
     rf_status rc = best_v ? s_alloc(&c) : RF_ENOMEM;
     s_choice_t best = {.ok = false};
-    int32_t lo = 0, hi = 0;
+    int32_t lo = 0, hi = 0, level = -1;
     for (int32_t j = 0; j < c.gang->n_pod_sets; j++) {
         const rf_pod_set_t *ps = &c.gang->pod_sets[j];
         int64_t want = (at_min ? ps->min_count : ps->count) - ps->n_bound_pods;
         c.target[j] = want > 0 ? want : 0; /* new pods */
     }
     if (rc == RF_OK)
-        s_all_domains(&c, best_v, &best, &lo, &hi);
+        s_all_domains(&c, best_v, &best, &lo, &hi, &level);
     if (rc == RF_OK && best.ok) {
         for (int32_t v = 0; v < best.n_victims; v++)
             s_free(&c, best.victims[v], +1);
+        c.level = level;
         if (!s_fit_test(&c, lo, hi)) {
             rc = RF_EINTERNAL; /* it fitted a moment ago with the same room */
         } else {
-            /* placements in pod set order; rank order within a pod set is free
-             * (the whole gang sits in one domain of its deepest level) */
+            /* placements in pod set order, each pod set's in tree order: ranks
+             * go out domain by domain (whole slices per slice-level domain) */
             int32_t k = 0;
             for (int32_t j = 0; j < c.gang->n_pod_sets && rc == RF_OK; j++)
                 for (; k < c.pl_end[j] && rc == RF_OK; k++)

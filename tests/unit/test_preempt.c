@@ -225,3 +225,31 @@ Test(preempt, settle_keeps_victims_without_a_preemptor)
     rf_problem_destroy(&pb);
     rf_test_no_leaks();
 }
+
+/* A sliced gang larger than a rack, no required level: six pods in slices of
+ * two per rack need both racks, whole slices in each. Rack r2 has a protected
+ * node, so it can give only one slice (three evictable nodes hold one whole
+ * slice and a spare): 4 pods in r1, 2 in r2, exactly six victims. */
+Test(preempt, sliced_gang_spans_racks_in_whole_slices)
+{
+    rf_problem_t *pb;
+    rf_answer_t *a = s_solve("[" R1_SMALL "," RUN("e", 0, "", AT(4)) "," RUN("f", 0, "", AT(5)) "," RUN(
+                                 "g", 0, "", AT(6)) "," RUN("prot", 0, ",\"preemptible\":false", AT(7)) "]",
+                             "[{\"name\":\"train\",\"priority\":100,\"pod_sets\":[{\"name\":\"w\",\"count\":6,"
+                             "\"requests\":{\"nvidia.com/gpu\":8},"
+                             "\"slice\":{\"size\":2,\"required\":\"example.com/rack\"}}]}]",
+                             NULL, &pb);
+    cr_assert(a->gangs[0].admitted, "the gang fits only across both racks");
+    cr_assert_eq(a->summary.preempted, 6);
+    cr_assert(!a->running[7].preempted, "the protected gang is kept");
+    int64_t in_r1 = 0, in_r2 = 0;
+    for (int32_t k = 0; k < a->gangs[0].pod_sets[0].n_placements; k++) {
+        const rf_placement_t *pl = &a->gangs[0].pod_sets[0].placements[k];
+        *(pl->node < 4 ? &in_r1 : &in_r2) += pl->count;
+    }
+    cr_assert_eq(in_r1, 4);
+    cr_assert_eq(in_r2, 2, "r2 takes one whole slice, not three pods");
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}

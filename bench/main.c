@@ -549,6 +549,20 @@ static const char s_method[] =
     "- Regenerate: `cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release && cmake --build build-bench -j2 && "
     "build-bench/bin/rackfit-bench report --runs 11 --out bench/RESULTS.md` (from the repository root).\n\n";
 
+/* A report's text to stdout and, with --out, to that file; the writer is freed. */
+static void s_emit_report(const s_cfg_t *cfg, rf__jw_t *o)
+{
+    if (o->oom)
+        s_die(1, "out of memory");
+    fwrite(o->p, 1, o->len, stdout);
+    if (cfg->out) {
+        FILE *fp = fopen(cfg->out, "w");
+        if (!fp || fwrite(o->p, 1, o->len, fp) != o->len || fclose(fp) != 0)
+            s_die(1, "%s: %s", cfg->out, strerror(errno));
+    }
+    rf__jw_fini(o);
+}
+
 static void s_emit_results(const s_cfg_t *cfg, const s_result_t *r, int n, bool full)
 {
     rf__jw_t o;
@@ -557,15 +571,7 @@ static void s_emit_results(const s_cfg_t *cfg, const s_result_t *r, int n, bool 
         rf__jw_printf(&o, "%s", s_method);
     s_machine(&o, cfg);
     s_tables(&o, r, n);
-    if (o.oom)
-        s_die(1, "out of memory");
-    fwrite(o.p, 1, o.len, stdout);
-    if (cfg->out) {
-        FILE *fp = fopen(cfg->out, "w");
-        if (!fp || fwrite(o.p, 1, o.len, fp) != o.len || fclose(fp) != 0)
-            s_die(1, "%s: %s", cfg->out, strerror(errno));
-    }
-    rf__jw_fini(&o);
+    s_emit_report(cfg, &o);
 }
 
 /* ---- subcommands ----------------------------------------------------------------------------------------------- */
@@ -1048,15 +1054,7 @@ static void s_pre_emit(const s_cfg_t *cfg, const s_pre_result_t *r, int n, const
                           q->penalty, vs[q->vs_greedy + 1], (int)q->optimal, cfg->runs);
         }
     rf__jw_printf(&o, "\n");
-    if (o.oom)
-        s_die(1, "out of memory");
-    fwrite(o.p, 1, o.len, stdout);
-    if (cfg->out) {
-        FILE *fp = fopen(cfg->out, "w");
-        if (!fp || fwrite(o.p, 1, o.len, fp) != o.len || fclose(fp) != 0)
-            s_die(1, "%s: %s", cfg->out, strerror(errno));
-    }
-    rf__jw_fini(&o);
+    s_emit_report(cfg, &o);
 }
 
 static int s_preempt_suite(s_cfg_t *cfg, int argc, char **argv)

@@ -158,6 +158,22 @@ static void s_msg_head(rf__mp_writer_t *w, uint32_t n_keys, long id, const char 
     rf__mp_str(w, op);
 }
 
+/* A gang's last key: "pod_sets", one pod set "w" of `count` pods of `gpus` GPUs each. */
+static void s_pod_sets(rf__mp_writer_t *w, int64_t count, int64_t gpus)
+{
+    rf__mp_key(w, "pod_sets");
+    rf__mp_array(w, 1);
+    rf__mp_map(w, 3);
+    rf__mp_key(w, "name");
+    rf__mp_str(w, "w");
+    rf__mp_key(w, "count");
+    rf__mp_int(w, count);
+    rf__mp_key(w, "requests");
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "nvidia.com/gpu");
+    rf__mp_int(w, gpus);
+}
+
 static void s_solve_msg(rf__mp_writer_t *w, long id)
 {
     char gang[64];
@@ -180,17 +196,7 @@ static void s_solve_msg(rf__mp_writer_t *w, long id)
     rf__mp_map(w, 1);
     rf__mp_key(w, "required");
     rf__mp_str(w, "example.com/rack");
-    rf__mp_key(w, "pod_sets");
-    rf__mp_array(w, 1);
-    rf__mp_map(w, 3);
-    rf__mp_key(w, "name");
-    rf__mp_str(w, "w");
-    rf__mp_key(w, "count");
-    rf__mp_int(w, 2);
-    rf__mp_key(w, "requests");
-    rf__mp_map(w, 1);
-    rf__mp_key(w, "nvidia.com/gpu");
-    rf__mp_int(w, 4);
+    s_pod_sets(w, 2, 4);
 }
 
 static void s_release_msg(rf__mp_writer_t *w, long id)
@@ -229,17 +235,7 @@ static void s_burst_msg(rf__mp_writer_t *w, long id)
     rf__mp_map(w, 2);
     rf__mp_key(w, "name");
     rf__mp_str(w, "bench/burst");
-    rf__mp_key(w, "pod_sets");
-    rf__mp_array(w, 1);
-    rf__mp_map(w, 3);
-    rf__mp_key(w, "name");
-    rf__mp_str(w, "w");
-    rf__mp_key(w, "count");
-    rf__mp_int(w, 1);
-    rf__mp_key(w, "requests");
-    rf__mp_map(w, 1);
-    rf__mp_key(w, "nvidia.com/gpu");
-    rf__mp_int(w, 1);
+    s_pod_sets(w, 1, 1);
 }
 
 /* The id of a reply (0 when absent). */

@@ -145,16 +145,7 @@ static int s_cmp_pos(const void *a, const void *b)
 /* Pods of pod set ps that fit on node n given nfree, in chunks of `chunk`. */
 static int64_t s_room(const rf__ilp_t *s, const int64_t *nfree, int32_t n, const rf_pod_set_t *ps, int32_t chunk)
 {
-    const int64_t *fr = &nfree[(int64_t)n * s->R];
-    int64_t best = INT64_MAX;
-    for (int32_t r = 0; r < s->R; r++) {
-        if (ps->requests[r] <= 0 || fr[r] == RF_QTY_UNLIMITED)
-            continue;
-        int64_t f = fr[r] / ps->requests[r];
-        if (f < best)
-            best = f;
-    }
-    return best / chunk * chunk;
+    return rf__ilp_fits(&nfree[(int64_t)n * s->R], s->R, ps->requests, INT64_MAX) / chunk * chunk;
 }
 
 static void s_take(const rf__ilp_t *s, int64_t *nfree, int32_t n, const rf_pod_set_t *ps, int64_t k)

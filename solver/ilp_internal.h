@@ -126,6 +126,9 @@ rf_status rf__ilp_open(rf__ilp_t *s, const rf_problem_t *pb, const rf_answer_t *
                        bool *skip, rf_error_t *err);
 
 /* ilp_model.c */
+/* Pods of `req` that fit in the free row `fr` (R resources; unlimited ones
+ * never bind), at most `cap`. */
+int64_t rf__ilp_fits(const int64_t *fr, int32_t R, const int64_t *req, int64_t cap);
 /* Pods of pod set ps that fit on node n in the residual capacity, with
  * what preemptable running gangs there could free (an upper bound). */
 int32_t rf__ilp_fit_node(const rf__ilp_t *s, int32_t n, const rf_pod_set_t *ps);

@@ -45,18 +45,22 @@ static bool s_push(s_vec_t *v, int32_t unit, int32_t col)
     return true;
 }
 
-int32_t rf__ilp_fit_node(const rf__ilp_t *s, int32_t n, const rf_pod_set_t *ps)
+int64_t rf__ilp_fits(const int64_t *fr, int32_t R, const int64_t *req, int64_t cap)
 {
-    const int64_t *fr = &s->vfree[(int64_t)n * s->R];
-    int64_t best = INT32_MAX;
-    for (int32_t r = 0; r < s->R; r++) {
-        if (ps->requests[r] <= 0 || fr[r] == RF_QTY_UNLIMITED)
+    int64_t best = cap;
+    for (int32_t r = 0; r < R; r++) {
+        if (req[r] <= 0 || fr[r] == RF_QTY_UNLIMITED)
             continue;
-        int64_t f = fr[r] / ps->requests[r];
+        int64_t f = fr[r] / req[r];
         if (f < best)
             best = f;
     }
-    return (int32_t)best;
+    return best;
+}
+
+int32_t rf__ilp_fit_node(const rf__ilp_t *s, int32_t n, const rf_pod_set_t *ps)
+{
+    return (int32_t)rf__ilp_fits(&s->vfree[(int64_t)n * s->R], s->R, ps->requests, INT32_MAX);
 }
 
 /* ---------------------------------------------------------------- units */

@@ -30,6 +30,21 @@ DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 10
 UNITS_RESOURCES = ("memory", "ephemeral-storage", "storage")
 
 
+def node_free(node, resources, clamp):
+    """allocatable - used per resource in base units (-1: pods without a limit); clamp: never below 0."""
+    alloc = node.get("allocatable") or {}
+    used = node.get("used") or {}
+    amounts = []
+    for r in resources:
+        if r == "pods" and "pods" not in alloc:
+            amounts.append(-1)
+            continue
+        a = base_units(alloc[r], r) if r in alloc else 0
+        u = base_units(used[r], r) if r in used else 0
+        amounts.append(max(a - u, 0) if clamp else a - u)
+    return amounts
+
+
 def fail(msg):
     sys.stderr.write("problem2dat: %s\n" % msg)
     sys.exit(2)
@@ -169,17 +184,7 @@ def running_data(pb, nodes, dom, costs, resources, value_resource, node_index):
         out.append("param vuse := %s;" % " ".join("[%d,%d,%d] %d" % (k + (a,)) for k, a in sorted(use.items())))
     out.append("param raw : %s :=" % " ".join(str(r + 1) for r in range(len(resources))))
     for i, node in enumerate(nodes):
-        alloc = node.get("allocatable") or {}
-        used = node.get("used") or {}
-        amounts = []
-        for r in resources:
-            if r == "pods" and "pods" not in alloc:
-                amounts.append(-1)
-                continue
-            a = base_units(alloc[r], r) if r in alloc else 0
-            u = base_units(used[r], r) if r in used else 0
-            amounts.append(a - u)
-        out.append("  %d %s" % (i + 1, " ".join(str(a) for a in amounts)))
+        out.append("  %d %s" % (i + 1, " ".join(str(a) for a in node_free(node, resources, clamp=False))))
     out.append(";")
     return out
 
@@ -311,17 +316,7 @@ def main(argv):
     if nodes:
         w("param free : %s :=" % " ".join(str(r + 1) for r in range(len(resources))))
         for i, node in enumerate(nodes):
-            alloc = node.get("allocatable") or {}
-            used = node.get("used") or {}
-            amounts = []
-            for r in resources:
-                if r == "pods" and "pods" not in alloc:
-                    amounts.append(-1)
-                    continue
-                a = base_units(alloc[r], r) if r in alloc else 0
-                u = base_units(used[r], r) if r in used else 0
-                amounts.append(max(a - u, 0))
-            w("  %d %s" % (i + 1, " ".join(str(a) for a in amounts)))
+            w("  %d %s" % (i + 1, " ".join(str(a) for a in node_free(node, resources, clamp=True))))
         w(";")
     for line in running_data(pb, nodes, dom, costs, resources, value_resource, node_index):
         w(line)

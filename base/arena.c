@@ -1,9 +1,10 @@
 /* base/arena.c: the bump allocator behind base/arena.h.
  *
  * Invariants:
- * - every byte handed out is zero: chunks come from malloc and each
+ * - every byte handed out is zero: shared chunks come from malloc and each
  *   allocation is cleared as it is cut (so a small arena, a one-gang
- *   request's, clears the few KiB it uses, not a whole 64 KiB chunk);
+ *   request's, clears the few KiB it uses, not a whole 64 KiB chunk); a
+ *   large request's own chunk comes from calloc;
  *   nothing is ever reused before rf__arena_destroy;
  * - `current` is the chunk new small allocations are cut from; a request that
  *   does not fit it either opens a new current chunk (of at least
@@ -14,6 +15,7 @@
  * - every size computation is checked for overflow before it is made. */
 #include "arena.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,14 +38,15 @@ struct rf__arena {
     size_t cap; /* 0: none */
 };
 
-/* A chunk with at least `size` usable, S_ALIGN-aligned bytes (not cleared: rf__arena_alloc clears what it hands
- * out), or NULL. */
-static s_chunk_t *s_chunk_new(size_t size)
+/* A chunk with at least `size` usable, S_ALIGN-aligned bytes, or NULL; cleared by calloc when `zero` (a large
+ * request's own chunk, whose fresh pages the kernel zeroes without their being touched), else left for
+ * rf__arena_alloc to clear what it hands out. */
+static s_chunk_t *s_chunk_new(size_t size, bool zero)
 {
     size_t header = sizeof(s_chunk_t);
     if (size > SIZE_MAX - header - S_ALIGN)
         return NULL;
-    s_chunk_t *chunk = malloc(header + size + S_ALIGN);
+    s_chunk_t *chunk = zero ? calloc(1, header + size + S_ALIGN) : malloc(header + size + S_ALIGN);
     if (!chunk)
         return NULL;
     uintptr_t start = (uintptr_t)((unsigned char *)chunk + header);
@@ -99,16 +102,16 @@ void *rf__arena_alloc(rf__arena_t *arena, size_t size)
     }
     /* Large requests get a chunk of their own behind `current`. */
     if (cur && need >= S_CHUNK_MIN / 4) {
-        s_chunk_t *own = s_chunk_new(need);
+        s_chunk_t *own = s_chunk_new(need, true); /* calloc: a large block's pages come zeroed, untouched */
         if (!own)
             return NULL;
         own->off = need;
         own->next = cur->next;
         cur->next = own;
         arena->used += need;
-        return memset(own->data, 0, size);
+        return own->data;
     }
-    s_chunk_t *chunk = s_chunk_new(need > S_CHUNK_MIN ? need : S_CHUNK_MIN);
+    s_chunk_t *chunk = s_chunk_new(need > S_CHUNK_MIN ? need : S_CHUNK_MIN, false);
     if (!chunk)
         return NULL;
     chunk->next = cur;

@@ -30,6 +30,7 @@
  *   destroyed when the pool is full) before the solve drops its snapshot,
  *   so a cache never outlives its base. */
 #include "store.h"
+#include "grow.h"
 
 #include "rackfit/cluster_cache.h"
 #include "rackfit/quantity.h"
@@ -46,8 +47,9 @@
 typedef struct {
     int refs;
     rf_problem_t *p;
-    rf_cluster_cache_t **caches; /* [max_caches] solver caches no solve holds */
+    rf_cluster_cache_t **caches; /* [cap_caches] solver caches no solve holds, at most max_caches of them */
     int32_t n_caches;
+    int32_t cap_caches;
     rf__arena_t *run_arena; /* the stored running gangs' documents */
     rf_doc_t *run;
     int32_t n_run;
@@ -1055,11 +1057,13 @@ void rf__store_cache_give(rf__store_t *st, const rf__snapshot_t *snap, rf_cluste
         return;
     s_base_t *b = ((const s_snap_t *)snap)->base;
     pthread_mutex_lock(&st->mu);
-    if (!b->caches && st->max_caches > 0)
-        b->caches = calloc((size_t)st->max_caches, sizeof *b->caches);
-    if (b->caches && b->n_caches < st->max_caches) {
-        b->caches[b->n_caches++] = *cache;
-        *cache = NULL;
+    if (b->n_caches < st->max_caches) { /* the limit may have been raised since the pool was made */
+        rf_cluster_cache_t **grown = rf__grow(b->caches, &b->cap_caches, (int64_t)b->n_caches + 1, 4, sizeof *grown);
+        if (grown) {
+            b->caches = grown;
+            b->caches[b->n_caches++] = *cache;
+            *cache = NULL;
+        }
     }
     pthread_mutex_unlock(&st->mu);
     rf_cluster_cache_destroy(cache); /* the pool was full */

@@ -31,7 +31,9 @@ typedef struct {
     /* A cache for the problem's cluster (rackfit/cluster_cache.h), or NULL.
      * When it matches the problem the solve syncs it to the problem's `used`
      * and takes the tree, eligibility and capacity roll-ups from it (adding
-     * the classes and shapes it meets); otherwise it is not touched. The
+     * the classes and shapes it meets); otherwise the solve builds its own
+     * tables (the cache stays usable, but may have taken the `used` of the
+     * nodes before the first that differs: rf_cluster_cache_sync). The
      * answer is the same either way. The solve uses it alone while it runs. */
     rf_cluster_cache_t *cache;
 } rf_solve_opts_t;

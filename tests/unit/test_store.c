@@ -386,6 +386,24 @@ Test(store, solver_caches_pooled_per_base)
     rf_cluster_cache_info(c, &info);
     cr_assert_eq(info.syncs, 0, "built for this base, not a kept one");
     rf__store_cache_give(st, snap, &c);
+    /* the limit raised after the pool was made: the pool grows (it once wrote past its first size) */
+    rf__store_set_caches(st, 3, NULL);
+    rf_cluster_cache_t *t[3], *given[3];
+    for (int i = 0; i < 3; i++) {
+        t[i] = given[i] = rf__store_cache_take(st, snap);
+        cr_assert_not_null(t[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        rf__store_cache_give(st, snap, &t[i]);
+        cr_assert_null(t[i]);
+    }
+    for (int i = 0; i < 3; i++) { /* all three were kept: taken again, none built anew */
+        rf_cluster_cache_t *again = rf__store_cache_take(st, snap);
+        cr_assert(again == given[0] || again == given[1] || again == given[2], "cache %d was not kept", i);
+        t[i] = again;
+    }
+    for (int i = 0; i < 3; i++)
+        rf__store_cache_give(st, snap, &t[i]);
     rf__store_set_caches(st, 0, NULL);
     cr_assert_null(rf__store_cache_take(st, snap));
     rf__store_unref(st, &snap);

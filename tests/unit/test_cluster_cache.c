@@ -185,6 +185,14 @@ static void s_walk(const rf_problem_t *pb, const rf_cluster_cache_limits_t *lim,
         s_change(&w);
     }
     s_compare(&w, cache, "last");
+    /* the cache was really used: every cached solve adopted it (a sync that matched), and some pod set found its
+     * roll-up kept (the answers above would be equal without any cache at all) */
+    rf_cluster_cache_info_t info;
+    rf_cluster_cache_info(cache, &info);
+    cr_assert_eq(info.syncs, steps + 1, "seed %llu: %lld of %d solves adopted the cache", (unsigned long long)seed,
+                 (long long)info.syncs, steps + 1);
+    cr_assert_gt(info.shape_builds + info.shape_hits, 0, "seed %llu: no roll-up taken from the cache",
+                 (unsigned long long)seed);
     rf_cluster_cache_destroy(&cache);
     cr_assert_null(cache);
     s_world_fini(&w);

@@ -283,8 +283,6 @@ static void *s_zap(void *arg)
     return NULL;
 }
 
-/* Send [envelope...][""][reply] on the ROUTER (takes the reply; the
- * envelope frames are sent or closed). */
 /* Send [envelope...][""][body] on the ROUTER; the envelope frames and the
  * body are sent or closed. */
 static void s_route_msg(void *router, zmq_msg_t *env, int n_env, zmq_msg_t *body)

@@ -1,9 +1,9 @@
 /* tests/unit/test_watch_cycle.c: the cycle thread's decisions
  * (watcher/cycle.c, docs/watcher.md "Cycles"), with rf__cycle_run on a
  * thread of its own over a real cache, binder and pool, fed through the
- * watch event path (rf__watch_apply). No plan here sends a gang, so no
- * rackfitd is asked (the client points where nobody listens; `solves` stays
- * 0, which the tests check): what is driven is when a cycle runs. A loud
+ * watch event path (rf__watch_apply). In the first tests no plan sends a
+ * gang, so no rackfitd is asked (the client points where nobody listens;
+ * `solves` stays 0, which they check): what is driven is when a cycle runs. A loud
  * change builds a plan; a change that only touched pods of held gangs
  * quietly (bound where assumed, started) builds none and is counted as
  * skipped; a gang with a quiet change that is no longer held brings a plan
@@ -11,14 +11,26 @@
  * first cycle: nothing until the cache is synced and the Lease is held, the
  * takeover check (recover.h) only after `recover_after`, and only once. The
  * loop returns on stop and on a lost Lease. API requests (rollback, tell)
- * go to a port nobody listens on. */
+ * go to a port nobody listens on. The last test runs the real rackfitd (the
+ * built binary, skipped when it is not built) and a loopback API server: the
+ * plan is solved, the admitted gang bound by a binder thread with its
+ * intent, the one that fits nowhere told and never bound. */
 #include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../support/leak.h"
+#include "arena.h"
 #include "cycle.h"
+#include "json.h"
 #include "watch.h"
 
 static const char *const s_levels[] = {"rackfit.io/block", "rackfit.io/rack", "kubernetes.io/hostname"};
@@ -40,17 +52,18 @@ static void *s_run(void *arg)
     return NULL;
 }
 
-/* A binder, pool and cycle over an empty pod cache; not synced, leading, nothing to wait for after the takeover. */
-static void s_init(s_fix_t *f)
+/* A binder, pool and cycle over an empty cache of `kinds`, its API server at `api` and rackfitd at `solver`; not
+ * synced, leading, nothing to wait for after the takeover. */
+static void s_init_at(s_fix_t *f, unsigned kinds, const char *api, const char *solver)
 {
     memset(f, 0, sizeof *f);
     rf_error_t err;
     rf__kube_global_init(&err);
-    rf__kubeconfig_t kc = {.server = "http://127.0.0.1:1", .token = "t"};
+    rf__kubeconfig_t kc = {.server = (char *)api, .token = "t"};
     rf__binder_init(&f->b);
     f->b.kube = rf__kube_new(&kc, &err);
     cr_assert_not_null(f->b.kube);
-    f->b.cache = rf__cache_new(1u << RF_KIND_POD);
+    f->b.cache = rf__cache_new(kinds);
     f->b.cache->ours = strdup("rackfit");
     f->b.max_retries = 0;
     f->b.timeout_ms = 300;
@@ -63,11 +76,11 @@ static void s_init(s_fix_t *f)
     f->leader.stop = &f->stop;
     rf_client_opts_t co;
     rf_client_opts_default(&co);
-    co.timeout_ms = 200;
+    co.timeout_ms = solver ? 10000 : 200;
     f->c = (rf__cycle_t){.cache = f->b.cache,
                          .binder = &f->b,
                          .pool = f->pool,
-                         .client = rf_client_new("tcp://127.0.0.1:1", &co, &err),
+                         .client = rf_client_new(solver ? solver : "tcp://127.0.0.1:1", &co, &err),
                          .gopts = {.scheduler_name = "rackfit",
                                    .levels = s_levels,
                                    .n_levels = 3,
@@ -80,6 +93,12 @@ static void s_init(s_fix_t *f)
                          .debounce_ms = 20,
                          .batch_max_ms = 100};
     cr_assert_not_null(f->c.client, "%s", err.message);
+}
+
+/* Pods only; API requests and rackfitd to nobody. */
+static void s_init(s_fix_t *f)
+{
+    s_init_at(f, 1u << RF_KIND_POD, "http://127.0.0.1:1", NULL);
 }
 
 static void s_start(s_fix_t *f)
@@ -354,5 +373,239 @@ Test(watch_cycle, ready_recover_stop)
     s_start(&f);
     s_join(&f); /* stop set: returns at once */
     s_fini(&f);
+    rf_test_no_leaks();
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * With a real rackfitd (the built binary, a child process on an ipc:// endpoint) and a loopback API server that
+ * records every request: a plan is sent, the admitted gang handed to a binder thread (its Binding, with the intent),
+ * the one that fits nowhere told why and never bound. */
+
+#define S_MAX_REQS 64
+
+typedef struct {
+    int fd, port;
+    atomic_int stop;
+    pthread_mutex_t mu;
+    int n;
+    char method[S_MAX_REQS][16];
+    char path[S_MAX_REQS][256];
+    char body[S_MAX_REQS][2048];
+} s_srv_t;
+
+static void s_read(int c, char *buf, size_t cap)
+{
+    size_t have = 0;
+    while (have + 1 < cap) {
+        ssize_t n = recv(c, buf + have, cap - 1 - have, 0);
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+        buf[have] = '\0';
+        const char *end = strstr(buf, "\r\n\r\n");
+        const char *cl = strstr(buf, "Content-Length:");
+        if (end && (!cl || have >= (size_t)(end + 4 - buf) + (size_t)atol(cl + 15)))
+            break;
+    }
+    buf[have] = '\0';
+}
+
+static void *s_serve(void *arg)
+{
+    s_srv_t *s = arg;
+    while (!s->stop) {
+        int c = accept(s->fd, NULL, NULL);
+        if (c < 0)
+            continue;
+        char buf[16384];
+        s_read(c, buf, sizeof buf);
+        bool post = strncmp(buf, "POST ", 5) == 0;
+        pthread_mutex_lock(&s->mu);
+        char *sp = strchr(buf, ' ');
+        char *sp2 = sp ? strchr(sp + 1, ' ') : NULL;
+        if (s->n < S_MAX_REQS && sp && sp2) {
+            const char *body = strstr(buf, "\r\n\r\n");
+            snprintf(s->method[s->n], sizeof s->method[0], "%.*s", (int)(sp - buf), buf);
+            snprintf(s->path[s->n], sizeof s->path[0], "%.*s", (int)(sp2 - sp - 1), sp + 1);
+            snprintf(s->body[s->n], sizeof s->body[0], "%s", body ? body + 4 : "");
+            s->n++;
+        }
+        pthread_mutex_unlock(&s->mu);
+        char out[256];
+        int m = snprintf(out, sizeof out,
+                         "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+                         "Connection: close\r\n\r\n{}",
+                         post ? 201 : 200);
+        send(c, out, (size_t)m, MSG_NOSIGNAL);
+        close(c);
+    }
+    return NULL;
+}
+
+static void s_srv_start(s_srv_t *srv, pthread_t *t)
+{
+    pthread_mutex_init(&srv->mu, NULL);
+    srv->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sin;
+    cr_assert_eq(bind(srv->fd, (struct sockaddr *)&sin, sizeof sin), 0);
+    listen(srv->fd, 64);
+    getsockname(srv->fd, (struct sockaddr *)&sin, &len);
+    srv->port = ntohs(sin.sin_port);
+    struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
+    setsockopt(srv->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    pthread_create(t, NULL, s_serve, srv);
+}
+
+static void s_srv_stop(s_srv_t *srv, pthread_t t)
+{
+    srv->stop = 1;
+    pthread_join(t, NULL);
+    close(srv->fd);
+    pthread_mutex_destroy(&srv->mu);
+}
+
+/* The index of the first request with this method whose path ends in `suffix`, or -1. */
+static int s_req(s_srv_t *srv, const char *method, const char *suffix)
+{
+    int found = -1;
+    pthread_mutex_lock(&srv->mu);
+    for (int i = 0; i < srv->n && found < 0; i++) {
+        size_t lp = strlen(srv->path[i]), ls = strlen(suffix);
+        if (strcmp(srv->method[i], method) == 0 && lp >= ls && strcmp(srv->path[i] + lp - ls, suffix) == 0)
+            found = i;
+    }
+    pthread_mutex_unlock(&srv->mu);
+    return found;
+}
+
+/* Any request about pod ns/NAME (its path, or an Event naming it), other than its binding. */
+static bool s_told(s_srv_t *srv, const char *name)
+{
+    char p1[128], p2[128], ev[128];
+    snprintf(p1, sizeof p1, "/pods/%s", name);
+    snprintf(p2, sizeof p2, "/pods/%s/status", name);
+    snprintf(ev, sizeof ev, "\"name\":\"%s\"", name);
+    bool told = false;
+    pthread_mutex_lock(&srv->mu);
+    for (int i = 0; i < srv->n && !told; i++) {
+        size_t lp = strlen(srv->path[i]);
+        told = (lp >= strlen(p1) && strcmp(srv->path[i] + lp - strlen(p1), p1) == 0) ||
+               (lp >= strlen(p2) && strcmp(srv->path[i] + lp - strlen(p2), p2) == 0) ||
+               (strstr(srv->path[i], "/events") && strstr(srv->body[i], ev));
+    }
+    pthread_mutex_unlock(&srv->mu);
+    return told;
+}
+
+typedef struct {
+    char dir[64], endpoint[160], sock[128];
+    pid_t pid;
+} s_rfd_t;
+
+extern char **environ;
+
+/* Start the built rackfitd on a fresh ipc:// endpoint; skip the test when it has not been built. */
+static void s_rfd_start(s_rfd_t *r)
+{
+    char bin[512];
+    snprintf(bin, sizeof bin, "%s/rackfitd", RF_BIN_DIR);
+    if (access(bin, X_OK) != 0)
+        cr_skip_test("%s not built (cmake --build --target rackfitd)", bin);
+    snprintf(r->dir, sizeof r->dir, "/tmp/rf-cycle-XXXXXX");
+    cr_assert_not_null(mkdtemp(r->dir));
+    snprintf(r->sock, sizeof r->sock, "%s/d.sock", r->dir);
+    snprintf(r->endpoint, sizeof r->endpoint, "ipc://%s", r->sock);
+    char *argv[] = {bin, "--listen", r->endpoint, "--threads", "1", "--log-level", "warn", NULL};
+    cr_assert_eq(posix_spawn(&r->pid, bin, NULL, NULL, argv, environ), 0);
+    struct stat st;
+    double end = rf__now() + 10;
+    while (stat(r->sock, &st) != 0 && rf__now() < end)
+        usleep(10000);
+    cr_assert_eq(stat(r->sock, &st), 0, "rackfitd listens on %s", r->endpoint);
+}
+
+static void s_rfd_stop(s_rfd_t *r)
+{
+    kill(r->pid, SIGTERM);
+    int status = 0;
+    cr_expect_eq(waitpid(r->pid, &status, 0), r->pid);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "rackfitd stopped cleanly (status %d)", status);
+    unlink(r->sock);
+    rmdir(r->dir);
+}
+
+static void s_put_node(rf__cache_t *c, const char *name, const char *rack)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf,
+             "{\"metadata\":{\"name\":\"%s\",\"labels\":{\"rackfit.io/block\":\"b1\",\"rackfit.io/rack\":\"%s\","
+             "\"kubernetes.io/hostname\":\"%s\"}},\"spec\":{},\"status\":{\"allocatable\":{\"cpu\":\"8\","
+             "\"memory\":\"32Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"8\"},\"conditions\":[{\"type\":\"Ready\","
+             "\"status\":\"True\"}]}}",
+             name, rack, name);
+    rf_limits_t lim;
+    rf_limits_default(&lim);
+    rf__arena_t *a = rf__arena_new(0);
+    rf_doc_t *doc = NULL;
+    rf_error_t err;
+    cr_assert_eq(rf__json_parse(buf, strlen(buf), &lim, a, &doc, &err), RF_OK, "%s", err.message);
+    rf__knode_t *n = NULL;
+    cr_assert_eq(rf__knode_from_doc(doc, &n, &err), RF_OK, "%s", err.message);
+    rf__cache_lock(c);
+    cr_assert_eq(rf__cache_put(c, RF_KIND_NODE, n), RF_OK);
+    rf__cache_unlock(c);
+    rf__arena_destroy(&a);
+}
+
+/* A lone pending pod of ours (its own gang, ns/pod:NAME) asking for `gpus` GPUs. */
+static void s_lone(s_fix_t *f, const char *name, int gpus)
+{
+    char ev[1024], rv[64] = "";
+    snprintf(ev, sizeof ev,
+             "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"namespace\":\"ns\",\"name\":\"%s\",\"uid\":\"u-%s\","
+             "\"resourceVersion\":\"1\"},\"spec\":{\"schedulerName\":\"rackfit\",\"containers\":[{\"name\":\"c\","
+             "\"resources\":{\"requests\":{\"cpu\":\"1\",\"nvidia.com/gpu\":\"%d\"},\"limits\":{\"nvidia.com/gpu\":"
+             "\"%d\"}}}]},\"status\":{\"phase\":\"Pending\"}}}",
+             name, name, gpus, gpus);
+    cr_assert_eq(rf__watch_apply(f->b.cache, RF_KIND_POD, ev, strlen(ev), rv, sizeof rv), 0, "%s", ev);
+}
+
+Test(watch_cycle, solved_bound_told, .timeout = 60)
+{
+    s_rfd_t rfd;
+    s_rfd_start(&rfd);
+    s_srv_t srv;
+    memset(&srv, 0, sizeof srv);
+    pthread_t st;
+    s_srv_start(&srv, &st);
+    char api[64];
+    snprintf(api, sizeof api, "http://127.0.0.1:%d", srv.port);
+    s_fix_t f;
+    s_init_at(&f, 1u << RF_KIND_NODE | 1u << RF_KIND_POD, api, rfd.endpoint);
+    f.b.timeout_ms = 5000;
+    s_put_node(f.b.cache, "n1", "r1");
+    s_put_node(f.b.cache, "n2", "r2");
+    s_lone(&f, "p-0", 4);  /* fits */
+    s_lone(&f, "q-0", 16); /* more than any node has */
+    s_start(&f);
+    s_sync(&f);
+    double end = rf__now() + 20;
+    while ((s_req(&srv, "POST", "/pods/p-0/binding") < 0 || !s_told(&srv, "q-0")) && rf__now() < end)
+        usleep(10000);
+    int i = s_req(&srv, "POST", "/pods/p-0/binding");
+    cr_assert_geq(i, 0, "the admitted gang's pod is bound (%d requests)", srv.n);
+    cr_expect_geq(f.c.solves, 1, "the plan was sent to rackfitd (solves %ld, cycles %ld)", f.c.solves, f.c.cycles);
+    cr_expect(strstr(srv.body[i], "\"kind\":\"Binding\"") != NULL, "%s", srv.body[i]);
+    cr_expect(strstr(srv.body[i], "\"name\":\"n1\"") || strstr(srv.body[i], "\"name\":\"n2\""),
+              "bound to a node of the cluster: %s", srv.body[i]);
+    cr_expect(strstr(srv.body[i], "\"rackfit.io/bind-intent\"") != NULL, "the Binding carries the intent: %s",
+              srv.body[i]);
+    cr_expect(strstr(srv.body[i], " 1\"") != NULL, "the intent's SIZE is 1: %s", srv.body[i]);
+    cr_expect_lt(s_req(&srv, "POST", "/pods/q-0/binding"), 0, "the gang that fits nowhere is not bound");
+    cr_expect(s_told(&srv, "q-0"), "the gang that fits nowhere is told why");
+    s_fini(&f);
+    s_srv_stop(&srv, st);
+    s_rfd_stop(&rfd);
     rf_test_no_leaks();
 }

@@ -49,7 +49,9 @@ static int s_check(uint64_t seed, const rf_randprob_opts_t *o)
         double fine = rf__ilp_lp_bound(pb, opt, false, rf_now_ms() + 10000, &st);
         double coarse = rf__ilp_lp_bound(pb, opt, true, rf_now_ms() + 10000, NULL);
         bool preempts = opt->summary.preempted > 0;
-        cr_assert(preempts ? fine < 0 && coarse < 0 : fine >= 0 && coarse >= 0,
+        /* preempting: no bound at all; else the fine LP gives one (the coarse may give none when its simplex
+         * estimate does not fit: seen once under a loaded sanitizer build, seed 177) */
+        cr_assert(preempts ? fine < 0 && coarse < 0 : fine >= 0,
                   "seed %llu: a bound where none is claimed, or none where one is (fine %g, coarse %g)",
                   (unsigned long long)seed, fine, coarse);
         cr_assert_leq(fine, opt->summary.penalty + 1e-6, "seed %llu: fine bound %g above the optimum %g (lp %g)",

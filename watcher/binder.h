@@ -206,6 +206,29 @@ char *rf__pod_path(const char *ns, const char *name, const char *sub);
  * malloc'ed, NULL on OOM. */
 char *rf__annotation_patch(const char *uid, const char *key, const char *value);
 
+/* Sizes: a node name is at most 253 characters (a DNS subdomain), the
+ * identity at most RF_IDENTITY_MAX (config.c refuses longer ones and ones
+ * with whitespace). An attempt is "IDENTITY.MILLISECONDS.SEQ", an intent
+ * "ATTEMPT NODE SIZE"; each cap holds its maximum with its NUL. */
+#define RF_IDENTITY_MAX  128
+#define RF_NODE_NAME_CAP 256
+#define RF_ATTEMPT_CAP   (RF_IDENTITY_MAX + 48)
+#define RF_INTENT_CAP    (RF_ATTEMPT_CAP + RF_NODE_NAME_CAP + 16)
+
+/* The intent value "ATTEMPT NODE SIZE" of one pod of an attempt. */
+void rf__bind_intent_value(const char *attempt, const char *node, int size, char *buf, size_t cap);
+
+/* How a pod read back (cache or GET: uid, spec.nodeName, the intent
+ * annotation; NULL when absent) stands against the planned pod `p` and the
+ * intent this attempt gave it: RF_RB_OURS only when it is that pod (uid),
+ * bound to p->node with exactly that intent. RF_RB_OTHER: that pod, bound
+ * otherwise (another node, or another attempt's or no intent: e.g. the late
+ * write of an attempt rolled back before), so not this attempt's success.
+ * RF_RB_UNBOUND: not bound, or not that pod. */
+typedef enum { RF_RB_UNBOUND = 0, RF_RB_OURS = 1, RF_RB_OTHER = 2 } rf__readback_t;
+rf__readback_t rf__bind_readback(const char *uid, const char *node, const char *intent, const rf__bind_t *p,
+                                 const char *want_intent);
+
 /* The requeue annotation's value: "COUNT NEXT-TRY" (RFC 3339), or "COUNT failed". */
 void rf__requeue_format(const rf__requeue_t *r, char *buf, size_t cap);
 /* Parse it back; false when it is not one. */

@@ -118,3 +118,23 @@ Test(watch_binder, requeue_annotation_round_trip)
     rf__binder_fini(&b);
     rf_test_no_leaks();
 }
+
+Test(watch_binder, readback_counts_only_this_attempts_own_binding)
+{
+    /* a 409 or a timed-out binding read back: the pod counts as bound by this
+     * attempt only when it carries this attempt's intent on the planned node */
+    rf__bind_t p = {.ns = "ns", .name = "p-0", .uid = "u1", .node = "n1"};
+    char a1[RF_INTENT_CAP], a2[RF_INTENT_CAP];
+    rf__bind_intent_value("w-0.1796150832000.1", "n1", 4, a1, sizeof a1);
+    rf__bind_intent_value("w-0.1796150833000.2", "n1", 4, a2, sizeof a2);
+    cr_assert_str_eq(a1, "w-0.1796150832000.1 n1 4");
+    cr_assert_eq(rf__bind_readback("u1", "n1", a2, &p, a2), RF_RB_OURS);
+    cr_assert_eq(rf__bind_readback("u1", "n1", a1, &p, a2), RF_RB_OTHER,
+                 "the late write of a rolled-back attempt is not this attempt's success");
+    cr_assert_eq(rf__bind_readback("u1", "n1", NULL, &p, a2), RF_RB_OTHER, "bound without an intent");
+    cr_assert_eq(rf__bind_readback("u1", "n2", a2, &p, a2), RF_RB_OTHER, "bound on another node");
+    cr_assert_eq(rf__bind_readback("u1", NULL, NULL, &p, a2), RF_RB_UNBOUND);
+    cr_assert_eq(rf__bind_readback("u1", "", NULL, &p, a2), RF_RB_UNBOUND);
+    cr_assert_eq(rf__bind_readback("u2", "n1", a2, &p, a2), RF_RB_UNBOUND, "another pod of that name");
+    cr_assert_eq(rf__bind_readback(NULL, "n1", a2, &p, a2), RF_RB_UNBOUND);
+}

@@ -449,8 +449,10 @@ bool rf__requeue_parse(const char *v, int *count, double *until_wall, bool *fail
 rf__readback_t rf__bind_readback(const char *uid, const char *node, const char *intent, const rf__bind_t *p,
                                  const char *want_intent)
 {
-    if (!uid || !node || !*node || strcmp(uid, p->uid) != 0)
+    if (!uid || !node || !*node)
         return RF_RB_UNBOUND;
+    if (strcmp(uid, p->uid) != 0)
+        return intent && want_intent && strcmp(intent, want_intent) == 0 ? RF_RB_RECREATED : RF_RB_UNBOUND;
     if (strcmp(node, p->node) == 0 && intent && want_intent && strcmp(intent, want_intent) == 0)
         return RF_RB_OURS;
     return RF_RB_OTHER;
@@ -462,9 +464,11 @@ void rf__bind_intent_value(const char *attempt, const char *node, int size, char
 }
 
 /* GET the pod from the server and rf__bind_readback() it against `p` and
- * this attempt's intent `want` (its node in `node` when bound); -1 when the
- * server could not tell. */
-static int s_get_node(rf__binder_t *b, const rf__bind_t *p, const char *want, char *node, size_t node_cap)
+ * this attempt's intent `want` (its node in `node` when bound, its uid
+ * malloc'ed in *uid_now when RF_RB_RECREATED); -1 when the server could
+ * not tell. */
+static int s_get_node(rf__binder_t *b, const rf__bind_t *p, const char *want, char *node, size_t node_cap,
+                      char **uid_now)
 {
     int ret = -1;
     if (s_lost(b))
@@ -488,6 +492,8 @@ static int s_get_node(rf__binder_t *b, const rf__bind_t *p, const char *want, ch
                 ret = (int)rf__bind_readback(uid, nn, intent, p, want);
                 if (ret != RF_RB_UNBOUND)
                     snprintf(node, node_cap, "%s", nn);
+                if (ret == RF_RB_RECREATED && !(*uid_now = strdup(uid)))
+                    ret = -1;
             }
             rf__arena_destroy(&a);
         }
@@ -502,7 +508,8 @@ typedef struct {
     const rf__bind_t *pods;
     const char *attempt;
     int size;
-    bool *other; /* [i]: bound, but not by this attempt to its planned node: failed, and rolled back */
+    bool *other;    /* [i]: bound, but not by this attempt to its planned node: failed, and rolled back */
+    char **uid_now; /* [i]: RF_RB_RECREATED: the uid of the pod bound in its place (deleted with it) */
 } s_bind_ctx_t;
 
 /* 201, or 409 because our own earlier (timed-out) request bound it there:
@@ -526,10 +533,17 @@ static bool s_accept_bind(void *ctx, int i, const rf__kcall_t *c)
     rf__cache_unlock(bc->b->cache);
     if (rb != RF_RB_OURS) { /* the cache may lag: ask the server */
         char nn[RF_NODE_NAME_CAP];
-        rb = s_get_node(bc->b, p, want, nn, sizeof nn);
+        free(bc->uid_now[i]);
+        bc->uid_now[i] = NULL;
+        rb = s_get_node(bc->b, p, want, nn, sizeof nn, &bc->uid_now[i]);
+    }
+    if (rb == RF_RB_RECREATED) {
+        rf__log(RF_LOG_WARN, "pod %s/%s was recreated and bound by this attempt (%s): deleted, rolled back", p->ns,
+                p->name, bc->attempt);
+        bc->other[i] = true;
     }
     if (rb == RF_RB_OTHER) {
-        rf__log(RF_LOG_WARN, "gang %s/%s: pod is bound, but not by this attempt (%s): rolled back", p->ns, p->name,
+        rf__log(RF_LOG_WARN, "pod %s/%s is bound, but not by this attempt (%s): rolled back", p->ns, p->name,
                 bc->attempt);
         bc->other[i] = true;
     }
@@ -658,8 +672,16 @@ static int s_settle_unsure(rf__binder_t *b, rf__decision_t *d, const char *attem
         if (ok[i] || !unsure[i])
             continue;
         rf__bind_intent_value(attempt, d->binds[i].node, d->n_binds, want, sizeof want);
-        int rb = s_get_node(b, &d->binds[i], want, nn, sizeof nn);
-        if (rb == RF_RB_OURS) {
+        char *uid_now = NULL;
+        int rb = s_get_node(b, &d->binds[i], want, nn, sizeof nn, &uid_now);
+        if (rb == RF_RB_RECREATED) {
+            /* another pod of that name, bound by this attempt: deleted with its own uid */
+            rf__log(RF_LOG_WARN, "gang %s: pod %s/%s was recreated and bound by this attempt: rolled back", d->gang,
+                    d->binds[i].ns, d->binds[i].name);
+            free(d->binds[i].uid);
+            d->binds[i].uid = uid_now;
+            ok[i] = true;
+        } else if (rb == RF_RB_OURS) {
             rf__log(RF_LOG_INFO, "gang %s: pod %s/%s was bound although its binding failed", d->gang, d->binds[i].ns,
                     d->binds[i].name);
             ok[i] = true;
@@ -698,21 +720,27 @@ rf_status rf__bind_gang(rf__binder_t *b, rf__kmulti_t *multi, rf__decision_t *d,
     rf__kreq_t *bind = calloc((size_t)n, sizeof *bind);
     bool *ok = calloc((size_t)n, sizeof *ok), *unsure = calloc((size_t)n, sizeof *unsure);
     bool *other = calloc((size_t)n, sizeof *other);
+    char **uid_now = calloc((size_t)n, sizeof *uid_now);
     rf_status rc = RF_EIO;
     rf__krun_t run = rf__binder_krun(b, multi);
-    if (!bind || !ok || !unsure || !other || !s_bind_requests(d, attempt, bind)) {
+    if (!bind || !ok || !unsure || !other || !uid_now || !s_bind_requests(d, attempt, bind)) {
         snprintf(why, why_cap, "out of memory");
         rc = RF_ENOMEM;
         goto done;
     }
     /* the bindings, each carrying the intent (no request of its own) */
     double t1 = rf__now();
-    s_bind_ctx_t bc = {.b = b, .pods = d->binds, .attempt = attempt, .size = n, .other = other};
+    s_bind_ctx_t bc = {.b = b, .pods = d->binds, .attempt = attempt, .size = n, .other = other, .uid_now = uid_now};
     int failed = rf__krun(&run, "POST", "application/json", bind, n, ok, unsure, s_accept_bind, &bc, why, why_cap);
     for (int i = 0; i < n; i++)
         if (other[i] && !ok[i]) {
             ok[i] = true; /* failed, but bound: the rollback deletes it (`failed` keeps counting it) */
             unsure[i] = false;
+            if (uid_now[i]) { /* a recreated pod: deleted with its own uid */
+                free(d->binds[i].uid);
+                d->binds[i].uid = uid_now[i];
+                uid_now[i] = NULL;
+            }
         }
     failed = s_settle_unsure(b, d, attempt, ok, unsure, failed);
     for (int i = 0; i < n; i++) /* bound pods take their node's capacity; the others give theirs back */
@@ -741,5 +769,8 @@ done:
     free(ok);
     free(unsure);
     free(other);
+    for (int i = 0; uid_now && i < n; i++)
+        free(uid_now[i]);
+    free(uid_now);
     return rc;
 }

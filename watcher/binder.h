@@ -224,8 +224,12 @@ void rf__bind_intent_value(const char *attempt, const char *node, int size, char
  * bound to p->node with exactly that intent. RF_RB_OTHER: that pod, bound
  * otherwise (another node, or another attempt's or no intent: e.g. the late
  * write of an attempt rolled back before), so not this attempt's success.
- * RF_RB_UNBOUND: not bound, or not that pod. */
-typedef enum { RF_RB_UNBOUND = 0, RF_RB_OURS = 1, RF_RB_OTHER = 2 } rf__readback_t;
+ * RF_RB_UNBOUND: not bound, or not that pod (and not bound by this attempt).
+ * RF_RB_RECREATED: another uid under that name, bound with exactly this
+ * attempt's intent: the pod was recreated mid-bind and a server that ignores
+ * the Binding's metadata.uid (v1.20 does) bound the new one; it is deleted
+ * with its own uid and the gang rolled back. */
+typedef enum { RF_RB_UNBOUND = 0, RF_RB_OURS = 1, RF_RB_OTHER = 2, RF_RB_RECREATED = 3 } rf__readback_t;
 rf__readback_t rf__bind_readback(const char *uid, const char *node, const char *intent, const rf__bind_t *p,
                                  const char *want_intent);
 

@@ -135,6 +135,10 @@ Test(watch_binder, readback_counts_only_this_attempts_own_binding)
     cr_assert_eq(rf__bind_readback("u1", "n2", a2, &p, a2), RF_RB_OTHER, "bound on another node");
     cr_assert_eq(rf__bind_readback("u1", NULL, NULL, &p, a2), RF_RB_UNBOUND);
     cr_assert_eq(rf__bind_readback("u1", "", NULL, &p, a2), RF_RB_UNBOUND);
-    cr_assert_eq(rf__bind_readback("u2", "n1", a2, &p, a2), RF_RB_UNBOUND, "another pod of that name");
+    cr_assert_eq(rf__bind_readback("u2", "n1", a1, &p, a2), RF_RB_UNBOUND, "another pod of that name");
+    cr_assert_eq(rf__bind_readback("u2", "n1", NULL, &p, a2), RF_RB_UNBOUND);
+    cr_assert_eq(rf__bind_readback("u2", "n1", a2, &p, a2), RF_RB_RECREATED,
+                 "recreated mid-bind, bound by this attempt (a server ignoring the Binding's uid)");
+    cr_assert_eq(rf__bind_readback("u2", NULL, a2, &p, a2), RF_RB_UNBOUND);
     cr_assert_eq(rf__bind_readback(NULL, "n1", a2, &p, a2), RF_RB_UNBOUND);
 }

@@ -3,6 +3,7 @@
 #include "binder.h"
 #include "grow.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,6 +462,25 @@ rf__readback_t rf__bind_readback(const char *uid, const char *node, const char *
 void rf__bind_intent_value(const char *attempt, const char *node, int size, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s %s %d", attempt, node, size);
+}
+
+bool rf__bind_intent_parse(const char *v, char attempt[RF_ATTEMPT_CAP], char node[RF_NODE_NAME_CAP], int *size)
+{
+    const char *s1 = v ? strchr(v, ' ') : NULL, *s2 = s1 ? strchr(s1 + 1, ' ') : NULL;
+    if (!s2 || s1 == v || s2 == s1 + 1 || (size_t)(s1 - v) >= RF_ATTEMPT_CAP ||
+        (size_t)(s2 - s1 - 1) >= RF_NODE_NAME_CAP)
+        return false;
+    char *end;
+    errno = 0;
+    long n = strtol(s2 + 1, &end, 10);
+    if (end == s2 + 1 || *end || errno || n < 1 || n > INT32_MAX || s2[1] == ' ' || s2[1] == '+' || s2[1] == '-')
+        return false;
+    memcpy(attempt, v, (size_t)(s1 - v));
+    attempt[s1 - v] = '\0';
+    memcpy(node, s1 + 1, (size_t)(s2 - s1 - 1));
+    node[s2 - s1 - 1] = '\0';
+    *size = (int)n;
+    return true;
 }
 
 /* GET the pod from the server and rf__bind_readback() it against `p` and

@@ -1,11 +1,13 @@
 /* watcher/config.c: settings from flags and the config file (see config.h). */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "binder.h"
 #include "kubeconfig.h"
 #include "log.h"
 
@@ -217,11 +219,18 @@ static rf_status s_derive(rf__config_t *c, rf_error_t *err)
         if (c->n_costs != c->n_levels)
             return rf_error_set(err, RF_EINVAL, "level-costs", "has %d values for %d levels", c->n_costs, c->n_levels);
     }
-    if (c->identity)
-        snprintf(c->ident, sizeof c->ident, "%s", c->identity);
-    else if (getenv("POD_NAME"))
-        snprintf(c->ident, sizeof c->ident, "%s", getenv("POD_NAME"));
-    else {
+    const char *id = c->identity ? c->identity : getenv("POD_NAME");
+    if (id) { /* it names every bind attempt: "IDENTITY.MS.SEQ", one field of the intent "ATTEMPT NODE SIZE" */
+        size_t len = strlen(id);
+        bool space = false;
+        for (size_t i = 0; i < len; i++)
+            space |= isspace((unsigned char)id[i]) != 0;
+        if (len == 0 || len > RF_IDENTITY_MAX || space)
+            return rf_error_set(err, RF_EINVAL, "identity",
+                                "`%.40s%s` (%s) must be 1 to %d characters without whitespace", id,
+                                len > 40 ? "..." : "", c->identity ? "--identity" : "$POD_NAME", RF_IDENTITY_MAX);
+        snprintf(c->ident, sizeof c->ident, "%s", id);
+    } else {
         char host[200] = "host";
         gethostname(host, sizeof host - 1);
         snprintf(c->ident, sizeof c->ident, "%s-%d", host, (int)getpid());

@@ -254,6 +254,9 @@ double rf__binder_next_due(rf__binder_t *b, double after)
     for (int32_t i = 0; i < b->n_requeues; i++)
         if (!b->requeues[i].failed && b->requeues[i].until > after && (next == 0 || b->requeues[i].until < next))
             next = b->requeues[i].until;
+    for (int32_t i = 0; i < b->n_unevictable; i++) /* its end makes the victim preemptible again */
+        if (b->unevictable[i].until > after && (next == 0 || b->unevictable[i].until < next))
+            next = b->unevictable[i].until;
     pthread_mutex_unlock(&b->mu);
     return next;
 }

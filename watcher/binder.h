@@ -133,6 +133,7 @@ typedef struct rf__binder {
     int32_t n_told, cap_told;
     rf__preempt_t *preempts; /* preemptors waiting for their victims */
     int32_t n_preempts, cap_preempts;
+    unsigned long released; /* follows and preempts ended: gangs released without a cluster change (cycle.c) */
     /* counters */
     atomic_long binds_ok, binds_failed, retries, throttled, rollbacks, gangs_bound, events, evictions, requeued,
         failed_gangs;

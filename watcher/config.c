@@ -34,7 +34,8 @@ void rf__config_init(rf__config_t *c)
                         .retry_period_s = 2,
                         .ready_timeout_s = 300,
                         .requeue_base_s = 60,
-                        .requeue_cap_s = 1800};
+                        .requeue_cap_s = 1800,
+                        .replan_s = 60};
 }
 
 void rf__config_usage(FILE *out)
@@ -55,6 +56,7 @@ void rf__config_usage(FILE *out)
           "  requeue-base-s [60] requeue-cap-s [1800]: an evicted gang's pods wait base*2^(n-1), capped\n"
           "  requeue-limit [0: unlimited]: evictions after which the gang has failed and stays pending\n"
           "  debounce-ms [20] batch-max-ms [250]: a cycle starts once changes pause for debounce-ms\n"
+          "  replan-s [60]: while a gang is pending, a plan at least this often, changes or not (0: off)\n"
           "  leader-elect true|false [true] lease-namespace [the kubeconfig's, else rackfit-system]\n"
           "  lease-name [rackfit-watch] lease-duration-s [15] renew-deadline-s [10] retry-period-s [2]\n"
           "  identity [$POD_NAME, else HOST-PID] health-port [0: off; GET /healthz, /readyz]\n"
@@ -122,7 +124,8 @@ static rf_status s_set_num(rf__config_t *c, const char *key, const char *v, bool
                 {"retry-period-s", NULL, &c->retry_period_s},
                 {"ready-timeout-s", NULL, &c->ready_timeout_s},
                 {"requeue-base-s", NULL, &c->requeue_base_s},
-                {"requeue-cap-s", NULL, &c->requeue_cap_s}};
+                {"requeue-cap-s", NULL, &c->requeue_cap_s},
+                {"replan-s", NULL, &c->replan_s}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         if (strcmp(key, nums[i].k) != 0)
             continue;

@@ -211,6 +211,7 @@ void rf__binder_follow(rf__binder_t *b, rf__pool_t *pool)
         }
         rf__follow_fini(&b->follows[i]);
         b->follows[i] = b->follows[--b->n_follows];
+        b->released++;
     }
 }
 

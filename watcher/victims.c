@@ -154,5 +154,6 @@ void rf__preempt_check(rf__binder_t *b)
             rf__log(RF_LOG_INFO, "gang %s: its victims are gone: solving it again", p->gang);
         rf__preempt_fini(p);
         b->preempts[i] = b->preempts[--b->n_preempts];
+        b->released++;
     }
 }

@@ -32,6 +32,11 @@ Test(watch_binder, bind_backoff_doubles_and_caps)
     rf__binder_unhold(&b, "ns/g");
     cr_assert(!rf__binder_holds(&b, "ns/g"));
     cr_assert_eq(rf__binder_next_due(&b, t0), 0);
+    b.admit_timeout_s = 7; /* an unevictable victim's window: its end is due (the victim is preemptible again) */
+    rf__binder_unevictable_add(&b, "ns/v");
+    cr_assert(rf__binder_unevictable(&b, "ns/v"));
+    cr_assert_float_eq(rf__binder_next_due(&b, t0), b.unevictable[0].until, 1e-9);
+    cr_assert_float_eq(b.unevictable[0].until - t0, 7, 0.5);
     rf__binder_fini(&b);
     rf_test_no_leaks();
 }

@@ -48,6 +48,7 @@ Test(watch_config, defaults_and_flags)
     cr_assert_float_eq(c.ready_timeout_s, 90, 1e-9);
     cr_assert_eq(c.requeue_limit, 3);
     cr_assert_eq(c.binders, 8);
+    cr_assert_float_eq(c.replan_s, 60, 1e-9, "a pending gang is planned again at least every minute");
     cr_assert_str_eq(c.metrics_listen, ":9100");
     cr_assert_float_eq(c.requeue_base_s, 60, 1e-9, "the default");
     cr_assert_float_eq(c.requeue_cap_s, 1800, 1e-9, "the default");
@@ -90,6 +91,7 @@ Test(watch_config, bad_input_names_the_setting)
                {"--log-level", "loud", "log-level"},
                {"--leader-elect", "maybe", "leader-elect"},
                {"--preempt-others", "sometimes", "preempt-others"},
+               {"--replan-s", "-5", "replan-s"},
                {"--identity", "two words", "identity"},
                {"--identity", "tab\there", "identity"},
                {"--identity", "", "identity"},

@@ -113,6 +113,7 @@ Test(watch_follow, ready_dropped_late_evicted)
     cr_assert_eq(b.n_follows, 3);
     rf__binder_follow(&b, pool); /* brk-1 went away before its kubelet admitted it: a rollback */
     cr_assert_eq(b.n_follows, 1, "ok is ready, brk rolled back; late waits");
+    cr_assert_eq(b.released, 2, "two follows ended: the cycle plans again even if nothing else changes");
     cr_assert_str_eq(b.follows[0].gang, "ns/late");
     rf__requeue_t rq;
     char why[256];

@@ -3,6 +3,7 @@
 #include "binder.h"
 #include "grow.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,9 @@ double rf__binder_next_due(rf__binder_t *b, double after)
     for (int32_t i = 0; i < b->n_requeues; i++)
         if (!b->requeues[i].failed && b->requeues[i].until > after && (next == 0 || b->requeues[i].until < next))
             next = b->requeues[i].until;
+    for (int32_t i = 0; i < b->n_unevictable; i++) /* its end makes the victim preemptible again */
+        if (b->unevictable[i].until > after && (next == 0 || b->unevictable[i].until < next))
+            next = b->unevictable[i].until;
     pthread_mutex_unlock(&b->mu);
     return next;
 }
@@ -446,10 +450,48 @@ bool rf__requeue_parse(const char *v, int *count, double *until_wall, bool *fail
 
 /* ---- one attempt ----------------------------------------------------------------------------------------------- */
 
-/* GET the pod from the server: 1 when it is still the pod `p` names (same
- * uid) and is bound (its node in `node`), 0 when it is not bound or not that
- * pod any more, -1 when the server could not tell. */
-static int s_get_node(rf__binder_t *b, const rf__bind_t *p, char *node, size_t node_cap)
+rf__readback_t rf__bind_readback(const char *uid, const char *node, const char *intent, const rf__bind_t *p,
+                                 const char *want_intent)
+{
+    if (!uid || !node || !*node)
+        return RF_RB_UNBOUND;
+    if (strcmp(uid, p->uid) != 0)
+        return intent && want_intent && strcmp(intent, want_intent) == 0 ? RF_RB_RECREATED : RF_RB_UNBOUND;
+    if (strcmp(node, p->node) == 0 && intent && want_intent && strcmp(intent, want_intent) == 0)
+        return RF_RB_OURS;
+    return RF_RB_OTHER;
+}
+
+void rf__bind_intent_value(const char *attempt, const char *node, int size, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s %s %d", attempt, node, size);
+}
+
+bool rf__bind_intent_parse(const char *v, char attempt[RF_ATTEMPT_CAP], char node[RF_NODE_NAME_CAP], int *size)
+{
+    const char *s1 = v ? strchr(v, ' ') : NULL, *s2 = s1 ? strchr(s1 + 1, ' ') : NULL;
+    if (!s2 || s1 == v || s2 == s1 + 1 || (size_t)(s1 - v) >= RF_ATTEMPT_CAP ||
+        (size_t)(s2 - s1 - 1) >= RF_NODE_NAME_CAP)
+        return false;
+    char *end;
+    errno = 0;
+    long n = strtol(s2 + 1, &end, 10);
+    if (end == s2 + 1 || *end || errno || n < 1 || n > INT32_MAX || s2[1] == ' ' || s2[1] == '+' || s2[1] == '-')
+        return false;
+    memcpy(attempt, v, (size_t)(s1 - v));
+    attempt[s1 - v] = '\0';
+    memcpy(node, s1 + 1, (size_t)(s2 - s1 - 1));
+    node[s2 - s1 - 1] = '\0';
+    *size = (int)n;
+    return true;
+}
+
+/* GET the pod from the server and rf__bind_readback() it against `p` and
+ * this attempt's intent `want` (its node in `node` when bound, its uid
+ * malloc'ed in *uid_now when RF_RB_RECREATED); -1 when the server could
+ * not tell. */
+static int s_get_node(rf__binder_t *b, const rf__bind_t *p, const char *want, char *node, size_t node_cap,
+                      char **uid_now)
 {
     int ret = -1;
     if (s_lost(b))
@@ -461,15 +503,20 @@ static int s_get_node(rf__binder_t *b, const rf__bind_t *p, char *node, size_t n
     rf_error_t err;
     if (conn && rf__kube_call(conn, "GET", path, NULL, NULL, b->timeout_ms, &r, &err) == RF_OK) {
         if (r.status == 404)
-            ret = 0;
+            ret = RF_RB_UNBOUND;
         if (r.status == 200) {
             rf__arena_t *a = rf__arena_new(0);
             rf_doc_t *doc = NULL;
             if (a && rf__kube_json(r.body, r.len, a, &doc, &err) == RF_OK) {
                 const char *uid = rf__doc_str(doc, "metadata.uid"), *nn = rf__doc_str(doc, "spec.nodeName");
-                ret = uid && nn && *nn && strcmp(uid, p->uid) == 0;
-                if (ret == 1)
+                const rf_doc_t *ann = rf__doc_at(doc, "metadata.annotations");
+                const rf_doc_t *iv = ann && ann->type == RF_DOC_MAP ? rf__doc_get(ann, RF_ANN_INTENT) : NULL;
+                const char *intent = iv && iv->type == RF_DOC_STR ? iv->u.s : NULL;
+                ret = (int)rf__bind_readback(uid, nn, intent, p, want);
+                if (ret != RF_RB_UNBOUND)
                     snprintf(node, node_cap, "%s", nn);
+                if (ret == RF_RB_RECREATED && !(*uid_now = strdup(uid)))
+                    ret = -1;
             }
             rf__arena_destroy(&a);
         }
@@ -482,9 +529,15 @@ static int s_get_node(rf__binder_t *b, const rf__bind_t *p, char *node, size_t n
 typedef struct {
     rf__binder_t *b;
     const rf__bind_t *pods;
+    const char *attempt;
+    int size;
+    bool *other;    /* [i]: bound, but not by this attempt to its planned node: failed, and rolled back */
+    char **uid_now; /* [i]: RF_RB_RECREATED: the uid of the pod bound in its place (deleted with it) */
 } s_bind_ctx_t;
 
-/* 201, or 409 because our own earlier (timed-out) request bound it there. */
+/* 201, or 409 because our own earlier (timed-out) request bound it there:
+ * the pod must carry this attempt's intent (a late write of an attempt
+ * rolled back earlier binds the same pod to the same node with its own). */
 static bool s_accept_bind(void *ctx, int i, const rf__kcall_t *c)
 {
     const s_bind_ctx_t *bc = ctx;
@@ -493,17 +546,31 @@ static bool s_accept_bind(void *ctx, int i, const rf__kcall_t *c)
     if (c->resp.status != 409)
         return false;
     const rf__bind_t *p = &bc->pods[i];
-    char key[512];
+    char key[512], want[RF_INTENT_CAP];
+    rf__bind_intent_value(bc->attempt, p->node, bc->size, want, sizeof want);
     snprintf(key, sizeof key, "%s/%s", p->ns, p->name);
     rf__cache_lock(bc->b->cache);
     const rf__kpod_t *kp = rf__cache_get(bc->b->cache, RF_KIND_POD, key);
-    bool same = kp && strcmp(kp->uid, p->uid) == 0 && kp->node_name && strcmp(kp->node_name, p->node) == 0;
+    int rb = kp ? (int)rf__bind_readback(kp->uid, kp->node_name, rf__kvs_get(&kp->annotations, RF_ANN_INTENT), p, want)
+                : RF_RB_UNBOUND;
     rf__cache_unlock(bc->b->cache);
-    if (!same) { /* the cache may lag: ask the server */
-        char nn[256];
-        same = s_get_node(bc->b, p, nn, sizeof nn) == 1 && strcmp(nn, p->node) == 0;
+    if (rb != RF_RB_OURS) { /* the cache may lag: ask the server */
+        char nn[RF_NODE_NAME_CAP];
+        free(bc->uid_now[i]);
+        bc->uid_now[i] = NULL;
+        rb = s_get_node(bc->b, p, want, nn, sizeof nn, &bc->uid_now[i]);
     }
-    return same;
+    if (rb == RF_RB_RECREATED) {
+        rf__log(RF_LOG_WARN, "pod %s/%s was recreated and bound by this attempt (%s): deleted, rolled back", p->ns,
+                p->name, bc->attempt);
+        bc->other[i] = true;
+    }
+    if (rb == RF_RB_OTHER) {
+        rf__log(RF_LOG_WARN, "pod %s/%s is bound, but not by this attempt (%s): rolled back", p->ns, p->name,
+                bc->attempt);
+        bc->other[i] = true;
+    }
+    return rb == RF_RB_OURS;
 }
 
 static void s_set_assumed(rf__binder_t *b, const rf__bind_t *p, bool on)
@@ -590,8 +657,8 @@ static bool s_bind_requests(const rf__decision_t *d, const char *attempt, rf__kr
     int n = d->n_binds;
     for (int i = 0; i < n; i++) {
         const rf__bind_t *p = &d->binds[i];
-        char val[400];
-        snprintf(val, sizeof val, "%s %s %d", attempt, p->node, n);
+        char val[RF_INTENT_CAP];
+        rf__bind_intent_value(attempt, p->node, n, val, sizeof val);
         bind[i].path = rf__pod_path(p->ns, p->name, "binding");
         rf__jw_t w;
         rf__jw_init(&w);
@@ -616,25 +683,43 @@ static bool s_bind_requests(const rf__decision_t *d, const char *attempt, rf__kr
 }
 
 /* Bindings whose last answer was a timeout or a 5xx may have been applied:
- * ask the server. Returns how many are still failed. */
-static int s_settle_unsure(rf__binder_t *b, rf__decision_t *d, bool *ok, const bool *unsure, int failed)
+ * ask the server. A pod bound by this attempt to its planned node counts as
+ * bound; one bound otherwise (another node, another attempt's intent) stays
+ * failed but is selected in ok[] so the rollback deletes it. Returns how
+ * many are still failed. */
+static int s_settle_unsure(rf__binder_t *b, rf__decision_t *d, const char *attempt, bool *ok, const bool *unsure,
+                           int failed)
 {
     for (int i = 0; i < d->n_binds && failed; i++) {
-        char nn[256];
-        if (ok[i] || !unsure[i] || s_get_node(b, &d->binds[i], nn, sizeof nn) != 1)
+        char nn[RF_NODE_NAME_CAP], want[RF_INTENT_CAP];
+        if (ok[i] || !unsure[i])
             continue;
-        if (strcmp(nn, d->binds[i].node) != 0) {
-            /* bound, but not where this attempt put it: counted as bound so the rollback deletes it */
+        rf__bind_intent_value(attempt, d->binds[i].node, d->n_binds, want, sizeof want);
+        char *uid_now = NULL;
+        int rb = s_get_node(b, &d->binds[i], want, nn, sizeof nn, &uid_now);
+        if (rb == RF_RB_RECREATED) {
+            /* another pod of that name, bound by this attempt: deleted with its own uid */
+            rf__log(RF_LOG_WARN, "gang %s: pod %s/%s was recreated and bound by this attempt: rolled back", d->gang,
+                    d->binds[i].ns, d->binds[i].name);
+            free(d->binds[i].uid);
+            d->binds[i].uid = uid_now;
+            ok[i] = true;
+        } else if (rb == RF_RB_OURS) {
+            rf__log(RF_LOG_INFO, "gang %s: pod %s/%s was bound although its binding failed", d->gang, d->binds[i].ns,
+                    d->binds[i].name);
+            ok[i] = true;
+            failed--;
+        } else if (rb == RF_RB_OTHER) {
+            /* bound, but not as this attempt planned: not counted, selected so the rollback deletes it */
             char *node = strdup(nn);
             if (!node)
                 continue;
             free(d->binds[i].node);
             d->binds[i].node = node;
+            rf__log(RF_LOG_WARN, "gang %s: pod %s/%s is bound to %s, not by this attempt: rolled back", d->gang,
+                    d->binds[i].ns, d->binds[i].name, nn);
+            ok[i] = true;
         }
-        rf__log(RF_LOG_INFO, "gang %s: pod %s/%s was bound although its binding failed", d->gang, d->binds[i].ns,
-                d->binds[i].name);
-        ok[i] = true;
-        failed--;
     }
     return failed;
 }
@@ -652,23 +737,35 @@ rf_status rf__bind_gang(rf__binder_t *b, rf__kmulti_t *multi, rf__decision_t *d,
         snprintf(why, why_cap, "the lease was lost");
         return RF_EBUSY;
     }
-    char attempt[160];
+    char attempt[RF_ATTEMPT_CAP];
     snprintf(attempt, sizeof attempt, "%s.%lld.%lu", b->identity, (long long)(rf__wall() * 1000),
              atomic_fetch_add(&b->attempt_seq, 1) + 1);
     rf__kreq_t *bind = calloc((size_t)n, sizeof *bind);
     bool *ok = calloc((size_t)n, sizeof *ok), *unsure = calloc((size_t)n, sizeof *unsure);
+    bool *other = calloc((size_t)n, sizeof *other);
+    char **uid_now = calloc((size_t)n, sizeof *uid_now);
     rf_status rc = RF_EIO;
     rf__krun_t run = rf__binder_krun(b, multi);
-    if (!bind || !ok || !unsure || !s_bind_requests(d, attempt, bind)) {
+    if (!bind || !ok || !unsure || !other || !uid_now || !s_bind_requests(d, attempt, bind)) {
         snprintf(why, why_cap, "out of memory");
         rc = RF_ENOMEM;
         goto done;
     }
     /* the bindings, each carrying the intent (no request of its own) */
     double t1 = rf__now();
-    s_bind_ctx_t bc = {.b = b, .pods = d->binds};
+    s_bind_ctx_t bc = {.b = b, .pods = d->binds, .attempt = attempt, .size = n, .other = other, .uid_now = uid_now};
     int failed = rf__krun(&run, "POST", "application/json", bind, n, ok, unsure, s_accept_bind, &bc, why, why_cap);
-    failed = s_settle_unsure(b, d, ok, unsure, failed);
+    for (int i = 0; i < n; i++)
+        if (other[i] && !ok[i]) {
+            ok[i] = true; /* failed, but bound: the rollback deletes it (`failed` keeps counting it) */
+            unsure[i] = false;
+            if (uid_now[i]) { /* a recreated pod: deleted with its own uid */
+                free(d->binds[i].uid);
+                d->binds[i].uid = uid_now[i];
+                uid_now[i] = NULL;
+            }
+        }
+    failed = s_settle_unsure(b, d, attempt, ok, unsure, failed);
     for (int i = 0; i < n; i++) /* bound pods take their node's capacity; the others give theirs back */
         s_set_assumed(b, &d->binds[i], ok[i]);
     if (failed == 0) {
@@ -694,5 +791,9 @@ done:
     rf__kreqs_free(bind, bind ? n : 0);
     free(ok);
     free(unsure);
+    free(other);
+    for (int i = 0; uid_now && i < n; i++)
+        free(uid_now[i]);
+    free(uid_now);
     return rc;
 }

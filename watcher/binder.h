@@ -4,7 +4,7 @@
  *
  * A gang is bound by one binder thread (pool.h) in one phase, its requests
  * in parallel (bounded concurrency, the process's shared token bucket):
- * POST pods/NAME/binding for every pod (uid precondition), the Binding
+ * POST pods/NAME/binding for every pod (its uid in metadata.uid, which v1.20 does not check), the Binding
  * carrying the intent as its annotation `rackfit.io/bind-intent`
  * ("ATTEMPT NODE SIZE"). The API server copies a Binding's annotations onto
  * the pod in the same write that sets spec.nodeName, so every bound pod
@@ -12,10 +12,11 @@
  * without it: recover.h finds a half-bound attempt from the bound pods
  * alone (fewer bound than SIZE). One request per pod.
  * Requests are retried by krun.h; a 409 from a pod already bound to the same
- * node is a success (our earlier request did it). A binding whose last
- * answer was a timeout or a 5xx may have been applied: the pod is read back
- * (GET), and one still of that uid with a node counts as bound (towards the
- * gang, or the rollback). If the gang still cannot be bound whole, every pod
+ * node with this attempt's intent is a success (our earlier request did it).
+ * A binding whose last answer was a timeout or a 5xx may have been applied:
+ * the pod is read back (GET) and counts as bound only when bound to its
+ * planned node with this attempt's intent (rf__bind_readback); bound any
+ * other way it stays failed and is deleted by the rollback. If the gang still cannot be bound whole, every pod
  * bound by this attempt is deleted with a uid precondition (its controller
  * recreates it) and the gang is held for a capped exponential backoff.
  *
@@ -132,6 +133,7 @@ typedef struct rf__binder {
     int32_t n_told, cap_told;
     rf__preempt_t *preempts; /* preemptors waiting for their victims */
     int32_t n_preempts, cap_preempts;
+    unsigned long released; /* follows and preempts ended: gangs released without a cluster change (cycle.c) */
     /* counters */
     atomic_long binds_ok, binds_failed, retries, throttled, rollbacks, gangs_bound, events, evictions, requeued,
         failed_gangs;
@@ -205,6 +207,37 @@ char *rf__pod_path(const char *ns, const char *name, const char *sub);
  * precondition when uid is not NULL (a recreated object is not touched);
  * malloc'ed, NULL on OOM. */
 char *rf__annotation_patch(const char *uid, const char *key, const char *value);
+
+/* Sizes: a node name is at most 253 characters (a DNS subdomain), the
+ * identity at most RF_IDENTITY_MAX (config.c refuses longer ones and ones
+ * with whitespace). An attempt is "IDENTITY.MILLISECONDS.SEQ", an intent
+ * "ATTEMPT NODE SIZE"; each cap holds its maximum with its NUL. */
+#define RF_IDENTITY_MAX  253
+#define RF_NODE_NAME_CAP 256
+#define RF_ATTEMPT_CAP   (RF_IDENTITY_MAX + 48)
+#define RF_INTENT_CAP    (RF_ATTEMPT_CAP + RF_NODE_NAME_CAP + 16)
+
+/* The intent value "ATTEMPT NODE SIZE" of one pod of an attempt. */
+void rf__bind_intent_value(const char *attempt, const char *node, int size, char *buf, size_t cap);
+/* Read one back: exactly three fields separated by single spaces, ATTEMPT
+ * shorter than RF_ATTEMPT_CAP, NODE than RF_NODE_NAME_CAP, SIZE >= 1;
+ * false (nothing truncated, nothing guessed) when it is not one. */
+bool rf__bind_intent_parse(const char *v, char attempt[RF_ATTEMPT_CAP], char node[RF_NODE_NAME_CAP], int *size);
+
+/* How a pod read back (cache or GET: uid, spec.nodeName, the intent
+ * annotation; NULL when absent) stands against the planned pod `p` and the
+ * intent this attempt gave it: RF_RB_OURS only when it is that pod (uid),
+ * bound to p->node with exactly that intent. RF_RB_OTHER: that pod, bound
+ * otherwise (another node, or another attempt's or no intent: e.g. the late
+ * write of an attempt rolled back before), so not this attempt's success.
+ * RF_RB_UNBOUND: not bound, or not that pod (and not bound by this attempt).
+ * RF_RB_RECREATED: another uid under that name, bound with exactly this
+ * attempt's intent: the pod was recreated mid-bind and a server that ignores
+ * the Binding's metadata.uid (v1.20 does) bound the new one; it is deleted
+ * with its own uid and the gang rolled back. */
+typedef enum { RF_RB_UNBOUND = 0, RF_RB_OURS = 1, RF_RB_OTHER = 2, RF_RB_RECREATED = 3 } rf__readback_t;
+rf__readback_t rf__bind_readback(const char *uid, const char *node, const char *intent, const rf__bind_t *p,
+                                 const char *want_intent);
 
 /* The requeue annotation's value: "COUNT NEXT-TRY" (RFC 3339), or "COUNT failed". */
 void rf__requeue_format(const rf__requeue_t *r, char *buf, size_t cap);

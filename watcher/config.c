@@ -1,11 +1,13 @@
 /* watcher/config.c: settings from flags and the config file (see config.h). */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "binder.h"
 #include "kubeconfig.h"
 #include "log.h"
 
@@ -32,7 +34,8 @@ void rf__config_init(rf__config_t *c)
                         .retry_period_s = 2,
                         .ready_timeout_s = 300,
                         .requeue_base_s = 60,
-                        .requeue_cap_s = 1800};
+                        .requeue_cap_s = 1800,
+                        .replan_s = 60};
 }
 
 void rf__config_usage(FILE *out)
@@ -53,6 +56,7 @@ void rf__config_usage(FILE *out)
           "  requeue-base-s [60] requeue-cap-s [1800]: an evicted gang's pods wait base*2^(n-1), capped\n"
           "  requeue-limit [0: unlimited]: evictions after which the gang has failed and stays pending\n"
           "  debounce-ms [20] batch-max-ms [250]: a cycle starts once changes pause for debounce-ms\n"
+          "  replan-s [60]: while a gang is pending, a plan at least this often, changes or not (0: off)\n"
           "  leader-elect true|false [true] lease-namespace [the kubeconfig's, else rackfit-system]\n"
           "  lease-name [rackfit-watch] lease-duration-s [15] renew-deadline-s [10] retry-period-s [2]\n"
           "  identity [$POD_NAME, else HOST-PID] health-port [0: off; GET /healthz, /readyz]\n"
@@ -120,7 +124,8 @@ static rf_status s_set_num(rf__config_t *c, const char *key, const char *v, bool
                 {"retry-period-s", NULL, &c->retry_period_s},
                 {"ready-timeout-s", NULL, &c->ready_timeout_s},
                 {"requeue-base-s", NULL, &c->requeue_base_s},
-                {"requeue-cap-s", NULL, &c->requeue_cap_s}};
+                {"requeue-cap-s", NULL, &c->requeue_cap_s},
+                {"replan-s", NULL, &c->replan_s}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         if (strcmp(key, nums[i].k) != 0)
             continue;
@@ -217,11 +222,18 @@ static rf_status s_derive(rf__config_t *c, rf_error_t *err)
         if (c->n_costs != c->n_levels)
             return rf_error_set(err, RF_EINVAL, "level-costs", "has %d values for %d levels", c->n_costs, c->n_levels);
     }
-    if (c->identity)
-        snprintf(c->ident, sizeof c->ident, "%s", c->identity);
-    else if (getenv("POD_NAME"))
-        snprintf(c->ident, sizeof c->ident, "%s", getenv("POD_NAME"));
-    else {
+    const char *id = c->identity ? c->identity : getenv("POD_NAME");
+    if (id) { /* it names every bind attempt: "IDENTITY.MS.SEQ", one field of the intent "ATTEMPT NODE SIZE" */
+        size_t len = strlen(id);
+        bool space = false;
+        for (size_t i = 0; i < len; i++)
+            space |= isspace((unsigned char)id[i]) != 0;
+        if (len == 0 || len > RF_IDENTITY_MAX || space)
+            return rf_error_set(err, RF_EINVAL, "identity",
+                                "`%.40s%s` (%s) must be 1 to %d characters without whitespace", id,
+                                len > 40 ? "..." : "", c->identity ? "--identity" : "$POD_NAME", RF_IDENTITY_MAX);
+        snprintf(c->ident, sizeof c->ident, "%s", id);
+    } else {
         char host[200] = "host";
         gethostname(host, sizeof host - 1);
         snprintf(c->ident, sizeof c->ident, "%s-%d", host, (int)getpid());

@@ -23,7 +23,7 @@ typedef struct {
     long time_limit_ms, solve_timeout_ms, concurrency, max_retries, request_timeout_ms, debounce_ms, batch_max_ms,
         health_port, watch_timeout_s, lease_duration_s, binders, requeue_limit;
     double qps, burst, admit_timeout_s, backoff_base_s, backoff_cap_s, renew_deadline_s, retry_period_s,
-        ready_timeout_s, requeue_base_s, requeue_cap_s;
+        ready_timeout_s, requeue_base_s, requeue_cap_s, replan_s;
     /* derived */
     char *levels_buf; /* levels[] point into it */
     const char *level_v[RF_CFG_MAX_LEVELS];

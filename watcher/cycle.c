@@ -139,6 +139,9 @@ void rf__cycle_once(rf__cycle_t *c)
         rf__decisions_free(&d, nd);
     }
     counts[RF_PENDING_BINDING] = rf__pool_binding(c->pool); /* gangs decided, their binder at work */
+    c->pending = false;
+    for (int k = 0; k < RF_PENDING_COUNT; k++)
+        c->pending |= counts[k] > 0;
     if (c->metrics)
         rf__wmetrics_pending(c->metrics, counts);
     free(answer);
@@ -193,6 +196,11 @@ static bool s_due(rf__cycle_t *c, uint64_t *seen_gen, double last_cycle)
 {
     rf__cache_lock(c->cache);
     double hold = rf__binder_next_due(c->binder, last_cycle);
+    /* a pending gang is planned again at least every replan-s, whatever changed: the safety net under the
+     * quiet skip and under releases that come with time alone */
+    double force = c->replan_s > 0 && c->pending ? last_cycle + c->replan_s : 0;
+    if (force > 0 && (hold == 0 || force < hold))
+        hold = force;
     bool due = c->cache->generation != *seen_gen || (hold > 0 && hold <= rf__now()) || s_quiet_released(c);
     if (!due) {
         double w = c->binder->n_follows ? 0.05 : 0.2;
@@ -235,8 +243,14 @@ void rf__cycle_run(rf__cycle_t *c)
         atomic_store(c->heartbeat, rf__now());
         if (!s_ready(c, &recovered))
             continue;
+        unsigned long released = c->binder->released;
         rf__binder_follow(c->binder, c->pool);
         rf__preempt_check(c->binder);
+        if (c->binder->released != released) { /* a gang released without any change of the cluster: plan */
+            rf__cache_lock(c->cache);
+            rf__cache_touch(c->cache);
+            rf__cache_unlock(c->cache);
+        }
         if (!s_due(c, &seen_gen, last_cycle))
             continue;
         last_cycle = rf__now();

@@ -33,6 +33,8 @@ typedef struct {
     _Atomic double *heartbeat; /* the loop's last turn (/healthz) */
     atomic_int *ready;         /* synced (/readyz) */
     long debounce_ms, batch_max_ms;
+    double replan_s; /* a plan at least this often while a gang is pending (0: only on changes) */
+    bool pending;    /* the last plan left some gang pending */
     long cycles, solves;
     unsigned long plans_skipped; /* changes that made no plan: only held gangs' pods changed, quietly (cache.h) */
 } rf__cycle_t;

@@ -59,7 +59,18 @@ typedef struct {
     char bad[600]; /* the first pod gone or failed, for people */
 } s_look_t;
 
-static void s_look(rf__binder_t *b, const rf__follow_t *f, s_look_t *l, bool *alive)
+/* s_look: a followed pod whose name now holds another uid bound by this
+ * attempt (rf__follow_recreated_ours) is taken as the followed pod (its
+ * uid), counted gone, and alive: the rollback or eviction the gone pod
+ * starts removes it with its own uid. */
+bool rf__follow_recreated_ours(const char *attempt, const rf__kpod_t *p)
+{
+    const char *v = rf__kvs_get(&p->annotations, RF_ANN_INTENT);
+    size_t n = strlen(attempt);
+    return p->node_name && !p->deleting && v && strncmp(v, attempt, n) == 0 && v[n] == ' ';
+}
+
+static void s_look(rf__binder_t *b, rf__follow_t *f, s_look_t *l, bool *alive)
 {
     memset(l, 0, sizeof *l);
     rf__cache_lock(b->cache);
@@ -68,7 +79,19 @@ static void s_look(rf__binder_t *b, const rf__follow_t *f, s_look_t *l, bool *al
         snprintf(key, sizeof key, "%s/%s", f->pods[k].ns, f->pods[k].name);
         const rf__kpod_t *p = rf__cache_get(b->cache, RF_KIND_POD, key);
         alive[k] = false;
-        if (!p || strcmp(p->uid, f->pods[k].uid) != 0 || p->deleting) {
+        if (p && strcmp(p->uid, f->pods[k].uid) != 0 && rf__follow_recreated_ours(f->attempt, p)) {
+            char *uid = strdup(p->uid);
+            if (uid) {
+                rf__log(RF_LOG_WARN,
+                        "gang %s: pod %s was recreated (uid %s, was %s) and bound by this attempt: deleted", f->gang,
+                        key, p->uid, f->pods[k].uid);
+                free(f->pods[k].uid);
+                f->pods[k].uid = uid;
+                alive[k] = true;
+            }
+            if (!l->gone++ && !l->failed)
+                snprintf(l->bad, sizeof l->bad, "pod %s was recreated while it was bound", key);
+        } else if (!p || strcmp(p->uid, f->pods[k].uid) != 0 || p->deleting) {
             if (!l->gone++ && !l->failed)
                 snprintf(l->bad, sizeof l->bad, "pod %s went away", key);
         } else if (strcmp(p->phase, "Failed") == 0) {
@@ -188,6 +211,7 @@ void rf__binder_follow(rf__binder_t *b, rf__pool_t *pool)
         }
         rf__follow_fini(&b->follows[i]);
         b->follows[i] = b->follows[--b->n_follows];
+        b->released++;
     }
 }
 

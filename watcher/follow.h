@@ -34,6 +34,13 @@ void rf__binder_follow(rf__binder_t *b, rf__pool_t *pool);
 
 /* The ready timeout of `gang` (annotation on its PodGroup, else on one of its
  * pods, else the setting). The cache must be locked. */
+/* Is `p` (a pod whose uid is not the followed one's) bound by `attempt`
+ * all the same: bound, not deleting, its intent "ATTEMPT NODE SIZE" naming
+ * that attempt? A pod recreated under the same name mid-bind is: servers
+ * that ignore a Binding's metadata.uid (v1.20 does) bind whatever pod holds
+ * the name. The follower deletes it with its own uid (the gang is rolled
+ * back, or evicted once admitted). */
+bool rf__follow_recreated_ours(const char *attempt, const rf__kpod_t *p);
 double rf__gang_ready_timeout(rf__binder_t *b, const char *gang, const rf__bind_t *pods, int32_t n);
 
 /* Evict pods whole (policy/v1 Eviction, policy/v1beta1 on servers without

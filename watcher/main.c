@@ -245,7 +245,8 @@ int main(int argc, char **argv)
                       .heartbeat = &a->health.heartbeat,
                       .ready = &a->health.ready,
                       .debounce_ms = a->cfg.debounce_ms,
-                      .batch_max_ms = a->cfg.batch_max_ms};
+                      .batch_max_ms = a->cfg.batch_max_ms,
+                      .replan_s = a->cfg.replan_s};
     cy.gopts = (rf__gang_opts_t){.scheduler_name = a->cfg.scheduler_name,
                                  .levels = a->cfg.level_v,
                                  .n_levels = a->cfg.n_levels,

@@ -14,7 +14,7 @@ static char *s_str(const char *s)
 }
 
 typedef struct {
-    char attempt[160];
+    char attempt[RF_ATTEMPT_CAP];
     char gang[320];
     rf__bind_t pod;
     int size; /* the attempt's pod count, from the intent */
@@ -61,10 +61,13 @@ void rf__binder_recover(rf__binder_t *b)
         const char *v = rf__kvs_get(&p->annotations, RF_ANN_INTENT);
         if (!v || p->deleting)
             continue;
-        char attempt[160], node[256];
+        char attempt[RF_ATTEMPT_CAP], node[RF_NODE_NAME_CAP];
         int size = 0;
-        if (sscanf(v, "%159s %255s %d", attempt, node, &size) != 3)
+        if (!rf__bind_intent_parse(v, attempt, node, &size)) {
+            rf__log(RF_LOG_WARN, "pod %s/%s: annotation %s: `%s` is not \"ATTEMPT NODE SIZE\"", p->ns, p->name,
+                    RF_ANN_INTENT, v);
             continue;
+        }
         s_intent_t *x = &in[n++];
         snprintf(x->attempt, sizeof x->attempt, "%s", attempt);
         x->size = size;

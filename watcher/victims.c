@@ -138,8 +138,6 @@ void rf__preempt_check(rf__binder_t *b)
                 refused = g + 1;
             g = end;
         }
-        if (refused)
-            rf__cache_touch(b->cache); /* a cycle is due: solve it again */
         if (left > 0 && !late && !refused) {
             i++;
             continue;
@@ -154,5 +152,6 @@ void rf__preempt_check(rf__binder_t *b)
             rf__log(RF_LOG_INFO, "gang %s: its victims are gone: solving it again", p->gang);
         rf__preempt_fini(p);
         b->preempts[i] = b->preempts[--b->n_preempts];
+        b->released++;
     }
 }

@@ -15,6 +15,7 @@
   emuctl.py URL annotation NS GANG KEY    a pod's (or else the PodGroup's) annotation KEY, or nothing
   emuctl.py URL nodes-of NS GANG          the gang's live pods' nodes, one per line: POD NODE
   emuctl.py URL state-bindings | delete-pod NS NAME
+  emuctl.py URL bind NS NAME NODE [--uid UID] [--binding-name NAME]   (prints the HTTP status)
 Exit status 0 on success, 1 when a wait times out or a check fails.
 """
 import argparse
@@ -140,6 +141,18 @@ def _wait(fn, timeout):
             print("timeout: " + msg)
             return 1
         time.sleep(0.1)
+
+
+def cmd_bind(api, a):
+    """POST a Binding of NS/NAME to NODE; print the HTTP status."""
+    meta = {"name": a.binding_name or a.name, "namespace": a.ns}
+    if a.uid:
+        meta["uid"] = a.uid
+    st, _ = api.call("POST", "/api/v1/namespaces/%s/pods/%s/binding" % (a.ns, a.name),
+                     {"apiVersion": "v1", "kind": "Binding", "metadata": meta,
+                      "target": {"apiVersion": "v1", "kind": "Node", "name": a.node}})
+    print(st)
+    return 0
 
 
 def cmd_wait_bound(api, a):
@@ -333,6 +346,12 @@ def main():
     p.add_argument("ns")
     p.add_argument("name")
     p.add_argument("holder")
+    p = sub.add_parser("bind")
+    p.add_argument("ns")
+    p.add_argument("name")
+    p.add_argument("node")
+    p.add_argument("--uid")
+    p.add_argument("--binding-name")
     p = sub.add_parser("cordon")
     p.add_argument("node")
     a = ap.parse_args()
@@ -341,6 +360,8 @@ def main():
         return cmd_nodes(api, a)
     if a.cmd == "gang":
         return cmd_gang(api, a)
+    if a.cmd == "bind":
+        return cmd_bind(api, a)
     if a.cmd == "wait-bound":
         return cmd_wait_bound(api, a)
     if a.cmd == "wait-phase":

@@ -55,6 +55,7 @@ import argparse
 import bisect
 import copy
 import json
+import os
 import random
 import re
 import socket
@@ -652,12 +653,18 @@ class Handler(BaseHTTPRequestHandler):
                             return self._err(*fail)
                         break
             pod = STORE.objs["pods"].get(key)
+            bmeta = binding.get("metadata") or {}
+            if bmeta.get("name") != name:  # as the real server: BindingREST.Create
+                return self._err(400, "BadRequest", "name in URL does not match name in Binding object")
+            # v1.20 ignores the Binding's metadata.uid (verified against kube-apiserver v1.20.2: a wrong uid
+            # gets 201 and binds the pod of that name); --check-binding-uid (or RF_EMU_CHECK_BINDING_UID=1)
+            # acts like a server that checks it (409)
+            uid = bmeta.get("uid") if CHECK_BINDING_UID else None
             if fail and (not pod or pod["spec"].get("nodeName") or pod["metadata"].get("deletionTimestamp")
-                         or (binding.get("metadata") or {}).get("uid") not in (None, pod["metadata"]["uid"])):
+                         or uid not in (None, pod["metadata"]["uid"])):
                 return self._err(*fail)  # nothing to apply: just the failure
             if not pod:
                 return self._err(404, "NotFound", 'pods "%s" not found' % name)
-            uid = (binding.get("metadata") or {}).get("uid")
             if uid and uid != pod["metadata"]["uid"]:
                 return self._err(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"%s\": "
                                  "Precondition failed: UID in precondition: %s, UID in object meta: %s"
@@ -854,6 +861,9 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 256
 
 
+CHECK_BINDING_UID = False
+
+
 def main():
     global STORE
     ap = argparse.ArgumentParser()
@@ -863,7 +873,12 @@ def main():
     ap.add_argument("--tls-key")
     ap.add_argument("--bookmark-interval", type=float, default=1.0)
     ap.add_argument("--history", type=int, default=200000)
+    ap.add_argument("--check-binding-uid", action="store_true",
+                    help="refuse (409) a Binding whose metadata.uid is not the pod's, as newer servers may; "
+                         "by default it is ignored, as kube-apiserver v1.20 does (also RF_EMU_CHECK_BINDING_UID=1)")
     a = ap.parse_args()
+    global CHECK_BINDING_UID
+    CHECK_BINDING_UID = a.check_binding_uid or os.environ.get("RF_EMU_CHECK_BINDING_UID", "") == "1"
     STORE = Store(a.history, a.bookmark_interval)
     srv = Server(("127.0.0.1", a.port), Handler)
     srv.token = a.token

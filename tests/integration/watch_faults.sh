@@ -14,6 +14,10 @@
 # - watch streams cut mid-way, and resourceVersions compacted away (410 Gone,
 #   as an ERROR event and as an HTTP status), are survived: gangs created
 #   afterwards are still bound;
+# - the emulator's binding subresource answers as kube-apiserver v1.20.2:
+#   a Binding named otherwise than its URL's pod is refused (400), one with
+#   a wrong metadata.uid binds all the same (201); with
+#   RF_EMU_CHECK_BINDING_UID=1 it acts like a server that checks it (409);
 # - at the end: no node over capacity, no partial gang.
 #   bash watch_faults.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/watch_lib.bash"
@@ -100,6 +104,25 @@ ctl compact >/dev/null
 expect "410 Gone (HTTP status): survived too" wait_for 20 at_least gone $((n410 + 1))
 ctl gang gh --pods 4 --gpu 1 --podgroup 4 --recreate >/dev/null
 expect "... and a gang created afterwards is bound" ctl wait-bound default gh 4 --timeout 20
+
+# the binding subresource, as v1.20.2 answers it (a pod of another scheduler, asking nothing)
+ctl gang ub --pods 1 --gpu 0 --scheduler other >/dev/null
+expect "a Binding named otherwise than its URL's pod: 400" test "$(ctl bind default ub b0-r0-h0 --binding-name x)" = 400
+expect "a Binding with a wrong uid binds all the same: 201 (v1.20 ignores it)" \
+    test "$(ctl bind default ub b0-r0-h0 --uid wrong)" = 201
+port2=$(free_port)
+RF_EMU_CHECK_BINDING_UID=1 "$py" "$src_dir/tests/emulator/kube_emulator.py" --port "$port2" --token "$token" \
+    >"$work/emu2.log" 2>&1 &
+emu2_pid=$!
+for _ in $(seq 100); do grep -q listening "$work/emu2.log" 2>/dev/null && break; sleep 0.1; done
+ctl2() { "$py" "$src_dir/tests/emulator/emuctl.py" "http://127.0.0.1:$port2" --token "$token" "$@"; }
+ctl2 nodes >/dev/null
+ctl2 gang ub --pods 1 --gpu 0 --scheduler other >/dev/null
+expect "RF_EMU_CHECK_BINDING_UID=1: a wrong uid is refused (409)" \
+    test "$(ctl2 bind default ub b0-r0-h0 --uid wrong)" = 409
+expect "... and the right one binds (201)" test "$(ctl2 bind default ub b0-r0-h0)" = 201
+kill "$emu2_pid" 2>/dev/null
+wait "$emu2_pid" 2>/dev/null
 
 sleep 1
 expect "no node over capacity, no partial gang" ctl check

@@ -5,6 +5,7 @@
  * format read back. Binding itself (requests to an API server) runs against
  * the emulator in tests/integration/watch_*.sh. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../support/leak.h"
@@ -31,6 +32,11 @@ Test(watch_binder, bind_backoff_doubles_and_caps)
     rf__binder_unhold(&b, "ns/g");
     cr_assert(!rf__binder_holds(&b, "ns/g"));
     cr_assert_eq(rf__binder_next_due(&b, t0), 0);
+    b.admit_timeout_s = 7; /* an unevictable victim's window: its end is due (the victim is preemptible again) */
+    rf__binder_unevictable_add(&b, "ns/v");
+    cr_assert(rf__binder_unevictable(&b, "ns/v"));
+    cr_assert_float_eq(rf__binder_next_due(&b, t0), b.unevictable[0].until, 1e-9);
+    cr_assert_float_eq(b.unevictable[0].until - t0, 7, 0.5);
     rf__binder_fini(&b);
     rf_test_no_leaks();
 }
@@ -117,4 +123,58 @@ Test(watch_binder, requeue_annotation_round_trip)
     cr_assert(!rf__binder_holds(&b, "ns/h"), "a next try in the past is due");
     rf__binder_fini(&b);
     rf_test_no_leaks();
+}
+
+Test(watch_binder, readback_counts_only_this_attempts_own_binding)
+{
+    /* a 409 or a timed-out binding read back: the pod counts as bound by this
+     * attempt only when it carries this attempt's intent on the planned node */
+    rf__bind_t p = {.ns = "ns", .name = "p-0", .uid = "u1", .node = "n1"};
+    char a1[RF_INTENT_CAP], a2[RF_INTENT_CAP];
+    rf__bind_intent_value("w-0.1796150832000.1", "n1", 4, a1, sizeof a1);
+    rf__bind_intent_value("w-0.1796150833000.2", "n1", 4, a2, sizeof a2);
+    cr_assert_str_eq(a1, "w-0.1796150832000.1 n1 4");
+    cr_assert_eq(rf__bind_readback("u1", "n1", a2, &p, a2), RF_RB_OURS);
+    cr_assert_eq(rf__bind_readback("u1", "n1", a1, &p, a2), RF_RB_OTHER,
+                 "the late write of a rolled-back attempt is not this attempt's success");
+    cr_assert_eq(rf__bind_readback("u1", "n1", NULL, &p, a2), RF_RB_OTHER, "bound without an intent");
+    cr_assert_eq(rf__bind_readback("u1", "n2", a2, &p, a2), RF_RB_OTHER, "bound on another node");
+    cr_assert_eq(rf__bind_readback("u1", NULL, NULL, &p, a2), RF_RB_UNBOUND);
+    cr_assert_eq(rf__bind_readback("u1", "", NULL, &p, a2), RF_RB_UNBOUND);
+    cr_assert_eq(rf__bind_readback("u2", "n1", a1, &p, a2), RF_RB_UNBOUND, "another pod of that name");
+    cr_assert_eq(rf__bind_readback("u2", "n1", NULL, &p, a2), RF_RB_UNBOUND);
+    cr_assert_eq(rf__bind_readback("u2", "n1", a2, &p, a2), RF_RB_RECREATED,
+                 "recreated mid-bind, bound by this attempt (a server ignoring the Binding's uid)");
+    cr_assert_eq(rf__bind_readback("u2", NULL, a2, &p, a2), RF_RB_UNBOUND);
+    cr_assert_eq(rf__bind_readback(NULL, "n1", a2, &p, a2), RF_RB_UNBOUND);
+}
+
+Test(watch_binder, intent_of_the_longest_identity_and_node_round_trips)
+{
+    /* the longest identity config.c accepts and the longest node name: nothing truncated */
+    char id[RF_IDENTITY_MAX + 1], node[254], attempt[RF_ATTEMPT_CAP], v[RF_INTENT_CAP];
+    memset(id, 'w', sizeof id - 1);
+    id[sizeof id - 1] = '\0';
+    memset(node, 'n', sizeof node - 1);
+    node[sizeof node - 1] = '\0';
+    int len = snprintf(attempt, sizeof attempt, "%s.%lld.%lu", id, 1796150832000LL, 18446744073709551615UL);
+    cr_assert_lt(len, (int)sizeof attempt, "the attempt's unique suffix fits");
+    rf__bind_intent_value(attempt, node, 1024, v, sizeof v);
+    cr_assert_eq(strlen(v), strlen(attempt) + 1 + strlen(node) + 5, "SIZE is not cut");
+    char a2[RF_ATTEMPT_CAP], n2[RF_NODE_NAME_CAP];
+    int size = 0;
+    cr_assert(rf__bind_intent_parse(v, a2, n2, &size));
+    cr_assert_str_eq(a2, attempt);
+    cr_assert_str_eq(n2, node);
+    cr_assert_eq(size, 1024);
+    cr_assert(rf__bind_intent_parse("w.1.2 n1 4", a2, n2, &size));
+    cr_assert_eq(size, 4);
+    const char *bad[] = {"",        "a n1",  "a n1 0",    "a n1 4 x", "a  n1 4",          " a n1 4",
+                         "a n1 -4", "a n1 ", "a n1 four", "a n1 4x",  "a n1 99999999999", NULL};
+    for (int i = 0; bad[i]; i++)
+        cr_assert(!rf__bind_intent_parse(bad[i], a2, n2, &size), "`%s` parsed", bad[i]);
+    char too_long[RF_ATTEMPT_CAP + 16];
+    memset(too_long, 'a', RF_ATTEMPT_CAP);
+    snprintf(too_long + RF_ATTEMPT_CAP, 16, " n1 4");
+    cr_assert(!rf__bind_intent_parse(too_long, a2, n2, &size), "an attempt too long is refused, not cut");
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../support/leak.h"
+#include "binder.h"
 #include "config.h"
 
 static rf_status s_parse(rf__config_t *c, int argc, const char **argv, rf_error_t *err)
@@ -47,6 +48,7 @@ Test(watch_config, defaults_and_flags)
     cr_assert_float_eq(c.ready_timeout_s, 90, 1e-9);
     cr_assert_eq(c.requeue_limit, 3);
     cr_assert_eq(c.binders, 8);
+    cr_assert_float_eq(c.replan_s, 60, 1e-9, "a pending gang is planned again at least every minute");
     cr_assert_str_eq(c.metrics_listen, ":9100");
     cr_assert_float_eq(c.requeue_base_s, 60, 1e-9, "the default");
     cr_assert_float_eq(c.requeue_cap_s, 1800, 1e-9, "the default");
@@ -88,7 +90,15 @@ Test(watch_config, bad_input_names_the_setting)
                {"--level-costs", "1,2", "level-costs"},
                {"--log-level", "loud", "log-level"},
                {"--leader-elect", "maybe", "leader-elect"},
-               {"--preempt-others", "sometimes", "preempt-others"}};
+               {"--preempt-others", "sometimes", "preempt-others"},
+               {"--replan-s", "-5", "replan-s"},
+               {"--identity", "two words", "identity"},
+               {"--identity", "tab\there", "identity"},
+               {"--identity", "", "identity"},
+               {"--identity", NULL, "identity"}};
+    static char long_id[RF_IDENTITY_MAX + 2];
+    memset(long_id, 'w', RF_IDENTITY_MAX + 1); /* one character too many */
+    bad[sizeof bad / sizeof bad[0] - 1].value = long_id;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"w",  "--kubeconfig", "k",     "--solver", "s",         "--scheduler-name",
                               "rf", "--levels",     "a,b,c", bad[i].key, bad[i].value};

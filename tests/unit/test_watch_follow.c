@@ -113,6 +113,7 @@ Test(watch_follow, ready_dropped_late_evicted)
     cr_assert_eq(b.n_follows, 3);
     rf__binder_follow(&b, pool); /* brk-1 went away before its kubelet admitted it: a rollback */
     cr_assert_eq(b.n_follows, 1, "ok is ready, brk rolled back; late waits");
+    cr_assert_eq(b.released, 2, "two follows ended: the cycle plans again even if nothing else changes");
     cr_assert_str_eq(b.follows[0].gang, "ns/late");
     rf__requeue_t rq;
     char why[256];
@@ -141,6 +142,64 @@ Test(watch_follow, ready_dropped_late_evicted)
     cr_assert(strstr(why, "pod ns/brk-1 went away while the gang was starting") != NULL, "%s", why);
     rf__pool_destroy(&pool);
     cr_assert_eq(atomic_load(&b.rollbacks), 1, "brk's first attempt was rolled back");
+    rf__cache_destroy(&b.cache);
+    rf__kube_destroy(&b.kube);
+    rf__binder_fini(&b);
+    rf__kube_global_fini();
+    rf_test_no_leaks();
+}
+
+/* A pod of group `g` with uid `uid`, bound to n1 (or pending), carrying `intent` (or none). */
+static void s_pod_intent(rf__cache_t *c, const char *name, const char *uid, bool bound, const char *intent)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf,
+             "{\"metadata\":{\"namespace\":\"ns\",\"name\":\"%s\",\"uid\":\"%s\",\"labels\":{\"scheduling.x-k8s.io/"
+             "pod-group\":\"rc\"},\"annotations\":{%s%s%s}},\"spec\":{\"schedulerName\":\"rackfit\"%s,"
+             "\"containers\":[{\"name\":\"c\"}]},\"status\":{\"phase\":\"Pending\"}}",
+             name, uid, intent ? "\"rackfit.io/bind-intent\":\"" : "", intent ? intent : "", intent ? "\"" : "",
+             bound ? ",\"nodeName\":\"n1\"" : "");
+    s_put(c, buf, RF_KIND_POD);
+}
+
+Test(watch_follow, recreated_pod_bound_by_the_attempt_is_rolled_back)
+{
+    rf_error_t err;
+    rf__kube_global_init(&err);
+    rf__kubeconfig_t kc = {.server = "http://127.0.0.1:1", .token = "t"};
+    rf__binder_t b;
+    rf__binder_init(&b);
+    b.kube = rf__kube_new(&kc, &err);
+    b.cache = rf__cache_new(7);
+    b.max_retries = 0;
+    b.timeout_ms = 500;
+    b.identity = "test";
+    b.scheduler_name = "rackfit";
+    /* rc-1 was recreated (uid u-new) while attempt a5 bound it: a server that
+     * ignores the Binding's uid bound the new pod with a5's intent */
+    s_pod_intent(b.cache, "rc-0", "u-rc-0", true, "a5 n1 2");
+    s_pod_intent(b.cache, "rc-1", "u-new", true, "a5 n1 2");
+    rf__cache_lock(b.cache);
+    const rf__kpod_t *p = rf__cache_get(b.cache, RF_KIND_POD, "ns/rc-1");
+    cr_assert(rf__follow_recreated_ours("a5", p));
+    cr_assert(!rf__follow_recreated_ours("a", p), "a prefix of the attempt is another attempt");
+    cr_assert(!rf__follow_recreated_ours("a6", p));
+    rf__cache_unlock(b.cache);
+    s_pod_intent(b.cache, "x-0", "u-x", false, "a5 n1 2");
+    s_pod_intent(b.cache, "y-0", "u-y", true, NULL);
+    rf__cache_lock(b.cache);
+    cr_assert(!rf__follow_recreated_ours("a5", rf__cache_get(b.cache, RF_KIND_POD, "ns/x-0")), "not bound");
+    cr_assert(!rf__follow_recreated_ours("a5", rf__cache_get(b.cache, RF_KIND_POD, "ns/y-0")), "no intent");
+    rf__cache_unlock(b.cache);
+    rf__pool_t *pool = rf__pool_new(&b, 1, 4);
+    rf__bind_t rc[] = {s_b("rc-0"), s_b("rc-1")};
+    rf__follow_add(&b, "ns/rc", "a5", rc, 2, rf__now());
+    rf__binder_follow(&b, pool);
+    cr_assert_eq(b.n_follows, 0, "the gang is rolled back");
+    for (int i = 0; i < 200 && atomic_load(&b.rollbacks) == 0; i++) /* the pool may not have started it yet */
+        usleep(10000);
+    rf__pool_destroy(&pool);
+    cr_assert_eq(atomic_load(&b.rollbacks), 1);
     rf__cache_destroy(&b.cache);
     rf__kube_destroy(&b.kube);
     rf__binder_fini(&b);

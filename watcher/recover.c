@@ -59,8 +59,8 @@ void rf__binder_recover(rf__binder_t *b)
     for (int32_t i = 0; in && i < pm->n; i++) {
         const rf__kpod_t *p = pm->items[i].obj;
         const char *v = rf__kvs_get(&p->annotations, RF_ANN_INTENT);
-        if (!v || p->deleting)
-            continue;
+        if (!v || p->deleting || !p->scheduler_name || strcmp(p->scheduler_name, b->scheduler_name) != 0)
+            continue; /* another scheduler's pod (an intent copied from a template, say) is not ours */
         char attempt[RF_ATTEMPT_CAP], node[RF_NODE_NAME_CAP];
         int size = 0;
         if (!rf__bind_intent_parse(v, attempt, node, &size)) {

@@ -8,8 +8,7 @@
  * precondition, pods that ended left alone. A pending pod carrying an
  * intent (left by an older watcher that patched it before binding) counts
  * as a partner left pending: that attempt is rolled back too. Pods of other
- * schedulers are ignored (that test is disabled: recover.c does not check
- * the scheduler yet). Requeue states are restored from PodGroups. */
+ * schedulers are ignored. Requeue states are restored from PodGroups. */
 #include <criterion/criterion.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -269,12 +268,9 @@ Test(watch_recover, older_intent_on_pending)
 }
 
 /* A pod of another scheduler carrying an intent (copied from a template, say) is not ours: it is neither deleted
- * nor counted towards an attempt of ours.
- *
- * Disabled: watcher/recover.c reads every cached pod with the annotation, whatever its spec.schedulerName, so today
- * x-0 (default-scheduler) is deleted and y-1 (volcano) makes att-y look whole. Enable once rf__binder_recover skips
- * pods whose scheduler_name is not b->scheduler_name. */
-Test(watch_recover, other_schedulers_ignored, .disabled = true)
+ * nor counted towards an attempt of ours (before the fix, x-0 of default-scheduler was deleted and y-1 of volcano
+ * made att-y look whole). */
+Test(watch_recover, other_schedulers_ignored)
 {
     s_fix_t f;
     s_fix_init(&f);

@@ -237,7 +237,7 @@ Test(client, malformed_curve_keys_are_refused_by_message)
 {
     char pub[41], sec[41];
     if (zmq_curve_keypair(pub, sec) != 0) {
-        cr_skip_test("libzmq without CURVE");
+        cr_assert_fail("libzmq without CURVE: rackfitd's authentication cannot work (Debian's libzmq5 has it)");
         return;
     }
     static const char *const refused = "CURVE keys refused";
@@ -569,7 +569,7 @@ Test(client, curve_with_an_allowed_key_is_served_and_another_key_times_out)
 {
     char spub[41], ssec[41], cpub[41], csec[41];
     if (zmq_curve_keypair(spub, ssec) != 0) {
-        cr_skip_test("libzmq without CURVE");
+        cr_assert_fail("libzmq without CURVE: rackfitd's authentication cannot work (Debian's libzmq5 has it)");
         return;
     }
     cr_assert_eq(zmq_curve_keypair(cpub, csec), 0);

@@ -583,7 +583,7 @@ Test(server, an_endpoint_that_cannot_be_bound_is_a_config_error)
 Test(server, curve_answers_only_allowed_client_keys)
 {
     if (!zmq_has("curve")) {
-        cr_skip_test("libzmq without CURVE");
+        cr_assert_fail("libzmq without CURVE: rackfitd's authentication cannot work (Debian's libzmq5 has it)");
         return;
     }
     char spub[41], ssec[41], cpub[41], csec[41], opub[41], osec[41];

@@ -505,13 +505,13 @@ typedef struct {
 
 extern char **environ;
 
-/* Start the built rackfitd on a fresh ipc:// endpoint; skip the test when it has not been built. */
+/* Start the built rackfitd on a fresh ipc:// endpoint; fail when it has not been built (the build makes it). */
 static void s_rfd_start(s_rfd_t *r)
 {
     char bin[512];
     snprintf(bin, sizeof bin, "%s/rackfitd", RF_BIN_DIR);
     if (access(bin, X_OK) != 0)
-        cr_skip_test("%s not built (cmake --build --target rackfitd)", bin);
+        cr_assert_fail("%s not built (cmake --build --target rackfitd)", bin);
     snprintf(r->dir, sizeof r->dir, "/tmp/rf-cycle-XXXXXX");
     cr_assert_not_null(mkdtemp(r->dir));
     snprintf(r->sock, sizeof r->sock, "%s/d.sock", r->dir);

@@ -21,6 +21,7 @@
 #include <zmq.h>
 
 #include "../support/leak.h"
+#include "../support/server_fixture.h"
 #include "arena.h"
 #include "codec.h"
 #include "config.h"
@@ -31,36 +32,6 @@
 #include "server.h"
 
 /* ------------------------------------------------------------ the server */
-
-typedef struct {
-    rf__server_config_t cfg;
-    char endpoint[128];
-    pthread_t thread;
-    int rc;
-    bool running;
-} server_t;
-
-static void *s_serve(void *arg)
-{
-    server_t *s = arg;
-    s->rc = rf__server_run(&s->cfg);
-    return NULL;
-}
-
-static void s_server_init(server_t *s)
-{
-    static int counter;
-    memset(s, 0, sizeof *s);
-    rf__server_config_init(&s->cfg);
-    snprintf(s->endpoint, sizeof s->endpoint, "ipc:///tmp/rf-test-client-%d-%d.sock", (int)getpid(), counter++);
-    rf_error_t err;
-    rf_error_clear(&err);
-    cr_assert_eq(rf__server_config_set(&s->cfg, "listen", s->endpoint, "test", &err), RF_OK, "%s", err.message);
-    s->cfg.log_level = RF_LOG_ERROR;
-    s->cfg.fast_threads = 2;
-    s->cfg.solver_workers = 1;
-    s->cfg.ops.solver_threads = 1;
-}
 
 static void s_ping_ok(rf_client_t *c);
 
@@ -84,36 +55,7 @@ static void s_server_start(server_t *s, rf_client_t *ready)
         rf_client_destroy(&c);
 }
 
-static int s_server_stop(server_t *s)
-{
-    if (s->running) {
-        cr_assert_eq(kill(getpid(), SIGTERM), 0);
-        pthread_join(s->thread, NULL);
-        s->running = false;
-    }
-    unlink(s->endpoint + strlen("ipc://"));
-    rf__server_config_fini(&s->cfg);
-    return s->rc;
-}
-
 /* ------------------------------------------------------------ messages */
-
-/* A request written as JSON, as MessagePack (malloc'ed). */
-static void *s_mp(const char *json, size_t *len)
-{
-    rf__arena_t *arena = rf__arena_new(0);
-    rf_doc_t *doc = NULL;
-    rf_error_t err;
-    rf_error_clear(&err);
-    cr_assert_eq(rf__json_parse(json, strlen(json), NULL, arena, &doc, &err), RF_OK, "%s", err.message);
-    rf__mp_writer_t *w = rf__mp_writer_new();
-    rf__mp_doc(w, doc);
-    cr_assert(rf__mp_writer_ok(w));
-    void *out = rf__mp_writer_take(w, len);
-    rf__mp_writer_destroy(&w);
-    rf__arena_destroy(&arena);
-    return out;
-}
 
 /* A reply decoded into `arena` (the reply is freed). */
 static const rf_doc_t *s_decode(void *reply, size_t len, rf__arena_t *arena)
@@ -127,14 +69,6 @@ static const rf_doc_t *s_decode(void *reply, size_t len, rf__arena_t *arena)
     cr_assert_eq(rc, RF_OK, "%s", err.message);
     cr_assert_eq(out->type, RF_DOC_MAP);
     return out;
-}
-
-static const rf_doc_t *s_get(const rf_doc_t *map, const char *key, rf_doc_type type)
-{
-    const rf_doc_t *v = rf__doc_get(map, key);
-    cr_assert(v, "no %s in the reply", key);
-    cr_assert_eq(v->type, type, "%s is a %s", key, rf__doc_type_name(v->type));
-    return v;
 }
 
 /* One request on a REQ client; the decoded reply. */
@@ -298,7 +232,7 @@ Test(client, malformed_curve_keys_are_refused_by_message)
 Test(client, request_on_a_req_client)
 {
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "client", 2);
     s_server_start(&s, NULL);
     rf_client_t *c = s_client(s.endpoint, 0, 30000);
     rf__arena_t *arena = rf__arena_new(0);
@@ -332,7 +266,7 @@ Test(client, request_on_a_req_client)
 Test(client, a_request_times_out_and_the_client_stays_usable)
 {
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "client", 2);
     /* no server yet */
     rf_client_t *c = s_client(s.endpoint, 0, 200);
     size_t len = 0, rl = 0;
@@ -380,7 +314,7 @@ Test(client, a_request_times_out_and_the_client_stays_usable)
 Test(client, pipelined_requests_in_flight_are_all_answered)
 {
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "client", 2);
     s_server_start(&s, NULL);
     rf_client_t *c = s_client(s.endpoint, 1, 30000);
     rf__arena_t *arena = rf__arena_new(0);
@@ -488,7 +422,7 @@ Test(client, the_wrong_call_for_the_client_is_invalid)
 Test(client, solve_json_prints_the_answer_and_returns_error_replies)
 {
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "client", 2);
     s_server_start(&s, NULL);
     rf_client_t *c = s_client(s.endpoint, 0, 30000);
     rf_error_t err;
@@ -574,7 +508,7 @@ Test(client, curve_with_an_allowed_key_is_served_and_another_key_times_out)
     }
     cr_assert_eq(zmq_curve_keypair(cpub, csec), 0);
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "client", 2);
     s.cfg.curve = true;
     memcpy(s.cfg.curve_secret, ssec, sizeof ssec);
     rf_error_t err;

@@ -24,6 +24,7 @@
 #include <zmq.h>
 
 #include "../support/leak.h"
+#include "../support/server_fixture.h"
 #include "arena.h"
 #include "codec.h"
 #include "config.h"
@@ -33,38 +34,6 @@
 #include "server.h"
 
 /* ------------------------------------------------------------ the server */
-
-typedef struct {
-    rf__server_config_t cfg;
-    char endpoint[128];
-    pthread_t thread;
-    int rc;
-    bool running;
-} server_t;
-
-static void *s_serve(void *arg)
-{
-    server_t *s = arg;
-    s->rc = rf__server_run(&s->cfg);
-    return NULL;
-}
-
-/* A small config: one fast worker, one solver worker, one solver thread,
- * errors-only logs, an ipc:// endpoint of this process. */
-static void s_server_init(server_t *s)
-{
-    static int counter;
-    memset(s, 0, sizeof *s);
-    rf__server_config_init(&s->cfg);
-    snprintf(s->endpoint, sizeof s->endpoint, "ipc:///tmp/rf-test-server-%d-%d.sock", (int)getpid(), counter++);
-    rf_error_t err;
-    rf_error_clear(&err);
-    cr_assert_eq(rf__server_config_set(&s->cfg, "listen", s->endpoint, "test", &err), RF_OK, "%s", err.message);
-    s->cfg.log_level = RF_LOG_ERROR;
-    s->cfg.fast_threads = 1;
-    s->cfg.solver_workers = 1;
-    s->cfg.ops.solver_threads = 1;
-}
 
 static void *s_socket(void *ctx, int type, int timeout_ms)
 {
@@ -92,37 +61,7 @@ static void s_server_start(server_t *s, void *ctx)
     zmq_close(req);
 }
 
-/* SIGTERM, as rackfitd gets it, then the server's exit status. */
-static int s_server_stop(server_t *s)
-{
-    if (s->running) {
-        cr_assert_eq(kill(getpid(), SIGTERM), 0);
-        pthread_join(s->thread, NULL);
-        s->running = false;
-    }
-    unlink(s->endpoint + strlen("ipc://"));
-    rf__server_config_fini(&s->cfg);
-    return s->rc;
-}
-
 /* ------------------------------------------------------------ messages */
-
-/* A request written as JSON, as MessagePack (malloc'ed). */
-static void *s_mp(const char *json, size_t *len)
-{
-    rf__arena_t *arena = rf__arena_new(0);
-    rf_doc_t *doc = NULL;
-    rf_error_t err;
-    rf_error_clear(&err);
-    cr_assert_eq(rf__json_parse(json, strlen(json), NULL, arena, &doc, &err), RF_OK, "%s", err.message);
-    rf__mp_writer_t *w = rf__mp_writer_new();
-    rf__mp_doc(w, doc);
-    cr_assert(rf__mp_writer_ok(w));
-    void *out = rf__mp_writer_take(w, len);
-    rf__mp_writer_destroy(&w);
-    rf__arena_destroy(&arena);
-    return out;
-}
 
 /* Send [""][payload] on a DEALER. */
 static void s_send(void *dealer, const void *msg, size_t len)
@@ -166,14 +105,6 @@ static const rf_doc_t *s_call(void *dealer, rf__arena_t *arena, const char *json
 {
     s_send_json(dealer, json);
     return s_recv(dealer, arena);
-}
-
-static const rf_doc_t *s_get(const rf_doc_t *map, const char *key, rf_doc_type type)
-{
-    const rf_doc_t *v = rf__doc_get(map, key);
-    cr_assert(v, "no %s in the reply", key);
-    cr_assert_eq(v->type, type, "%s is a %s", key, rf__doc_type_name(v->type));
-    return v;
 }
 
 static void s_ok(const rf_doc_t *reply)
@@ -242,7 +173,7 @@ Test(server, ping_answers_with_the_protocol_version)
 {
     void *ctx = zmq_ctx_new();
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "server", 1);
     s_server_start(&s, ctx);
     void *d = s_dealer(ctx, &s, 20000);
     rf__arena_t *arena = rf__arena_new(0);
@@ -267,7 +198,7 @@ Test(server, a_solve_answers_a_feasible_answer)
 {
     void *ctx = zmq_ctx_new();
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "server", 1);
     s_server_start(&s, ctx);
     void *d = s_dealer(ctx, &s, 30000);
     rf__arena_t *arena = rf__arena_new(0);
@@ -312,7 +243,7 @@ Test(server, malformed_bytes_get_an_error_naming_the_problem)
 {
     void *ctx = zmq_ctx_new();
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "server", 1);
     s_server_start(&s, ctx);
     void *d = s_dealer(ctx, &s, 20000);
     rf__arena_t *arena = rf__arena_new(0);
@@ -348,7 +279,7 @@ Test(server, bad_framing_gets_a_parse_error_naming_the_framing)
 {
     void *ctx = zmq_ctx_new();
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "server", 1);
     s_server_start(&s, ctx);
     void *d = s_dealer(ctx, &s, 20000);
     rf__arena_t *arena = rf__arena_new(0);
@@ -432,7 +363,7 @@ Test(server, a_full_fast_lane_by_requests_answers_busy)
 {
     void *ctx = zmq_ctx_new();
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "server", 1);
     s.cfg.fast_queue = 1;
     s_server_start(&s, ctx);
     void *d = s_dealer(ctx, &s, 60000);
@@ -450,7 +381,7 @@ Test(server, a_full_fast_lane_by_bytes_answers_busy)
 {
     void *ctx = zmq_ctx_new();
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "server", 1);
     s.cfg.fast_queue = 100000;
     s.cfg.fast_queue_bytes = 1; /* one request at a time, whatever its size */
     s_server_start(&s, ctx);
@@ -469,7 +400,7 @@ Test(server, big_requests_go_to_the_solver_lane_and_fill_it)
 {
     void *ctx = zmq_ctx_new();
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "server", 1);
     s.cfg.big_message_bytes = 0; /* every request is big: the solver lane, unscanned */
     s.cfg.solver_queue = 1;
     s.cfg.fast_queue = 1;
@@ -493,7 +424,7 @@ Test(server, sigterm_drains_the_requests_in_flight_then_stops)
 {
     void *ctx = zmq_ctx_new();
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "server", 1);
     s_server_start(&s, ctx);
     void *d = s_dealer(ctx, &s, 60000);
     rf__arena_t *arena = rf__arena_new(0);
@@ -592,7 +523,7 @@ Test(server, curve_answers_only_allowed_client_keys)
     cr_assert_eq(zmq_curve_keypair(opub, osec), 0);
     void *ctx = zmq_ctx_new();
     server_t s;
-    s_server_init(&s);
+    s_server_init(&s, "server", 1);
     s.cfg.curve = true;
     memcpy(s.cfg.curve_secret, ssec, sizeof ssec);
     rf_error_t err;

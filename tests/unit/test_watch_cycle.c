@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../support/leak.h"
+#include "../support/loophttp.h"
 #include "arena.h"
 #include "cycle.h"
 #include "json.h"
@@ -381,92 +382,8 @@ Test(watch_cycle, ready_recover_stop)
  * records every request: a plan is sent, the admitted gang handed to a binder thread (its Binding, with the intent),
  * the one that fits nowhere told why and never bound. */
 
-#define S_MAX_REQS 64
-
-typedef struct {
-    int fd, port;
-    atomic_int stop;
-    pthread_mutex_t mu;
-    int n;
-    char method[S_MAX_REQS][16];
-    char path[S_MAX_REQS][256];
-    char body[S_MAX_REQS][2048];
-} s_srv_t;
-
-static void s_read(int c, char *buf, size_t cap)
-{
-    size_t have = 0;
-    while (have + 1 < cap) {
-        ssize_t n = recv(c, buf + have, cap - 1 - have, 0);
-        if (n <= 0)
-            break;
-        have += (size_t)n;
-        buf[have] = '\0';
-        const char *end = strstr(buf, "\r\n\r\n");
-        const char *cl = strstr(buf, "Content-Length:");
-        if (end && (!cl || have >= (size_t)(end + 4 - buf) + (size_t)atol(cl + 15)))
-            break;
-    }
-    buf[have] = '\0';
-}
-
-static void *s_serve(void *arg)
-{
-    s_srv_t *s = arg;
-    while (!s->stop) {
-        int c = accept(s->fd, NULL, NULL);
-        if (c < 0)
-            continue;
-        char buf[16384];
-        s_read(c, buf, sizeof buf);
-        bool post = strncmp(buf, "POST ", 5) == 0;
-        pthread_mutex_lock(&s->mu);
-        char *sp = strchr(buf, ' ');
-        char *sp2 = sp ? strchr(sp + 1, ' ') : NULL;
-        if (s->n < S_MAX_REQS && sp && sp2) {
-            const char *body = strstr(buf, "\r\n\r\n");
-            snprintf(s->method[s->n], sizeof s->method[0], "%.*s", (int)(sp - buf), buf);
-            snprintf(s->path[s->n], sizeof s->path[0], "%.*s", (int)(sp2 - sp - 1), sp + 1);
-            snprintf(s->body[s->n], sizeof s->body[0], "%s", body ? body + 4 : "");
-            s->n++;
-        }
-        pthread_mutex_unlock(&s->mu);
-        char out[256];
-        int m = snprintf(out, sizeof out,
-                         "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
-                         "Connection: close\r\n\r\n{}",
-                         post ? 201 : 200);
-        send(c, out, (size_t)m, MSG_NOSIGNAL);
-        close(c);
-    }
-    return NULL;
-}
-
-static void s_srv_start(s_srv_t *srv, pthread_t *t)
-{
-    pthread_mutex_init(&srv->mu, NULL);
-    srv->fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof sin;
-    cr_assert_eq(bind(srv->fd, (struct sockaddr *)&sin, sizeof sin), 0);
-    listen(srv->fd, 64);
-    getsockname(srv->fd, (struct sockaddr *)&sin, &len);
-    srv->port = ntohs(sin.sin_port);
-    struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
-    setsockopt(srv->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    pthread_create(t, NULL, s_serve, srv);
-}
-
-static void s_srv_stop(s_srv_t *srv, pthread_t t)
-{
-    srv->stop = 1;
-    pthread_join(t, NULL);
-    close(srv->fd);
-    pthread_mutex_destroy(&srv->mu);
-}
-
 /* The index of the first request with this method whose path ends in `suffix`, or -1. */
-static int s_req(s_srv_t *srv, const char *method, const char *suffix)
+static int s_req(rf_loophttp_t *srv, const char *method, const char *suffix)
 {
     int found = -1;
     pthread_mutex_lock(&srv->mu);
@@ -480,7 +397,7 @@ static int s_req(s_srv_t *srv, const char *method, const char *suffix)
 }
 
 /* Any request about pod ns/NAME (its path, or an Event naming it), other than its binding. */
-static bool s_told(s_srv_t *srv, const char *name)
+static bool s_told(rf_loophttp_t *srv, const char *name)
 {
     char p1[128], p2[128], ev[128];
     snprintf(p1, sizeof p1, "/pods/%s", name);
@@ -575,10 +492,9 @@ Test(watch_cycle, solved_bound_told, .timeout = 60)
 {
     s_rfd_t rfd;
     s_rfd_start(&rfd);
-    s_srv_t srv;
+    rf_loophttp_t srv;
     memset(&srv, 0, sizeof srv);
-    pthread_t st;
-    s_srv_start(&srv, &st);
+    rf_loophttp_start(&srv, NULL, NULL);
     char api[64];
     snprintf(api, sizeof api, "http://127.0.0.1:%d", srv.port);
     s_fix_t f;
@@ -605,7 +521,7 @@ Test(watch_cycle, solved_bound_told, .timeout = 60)
     cr_expect_lt(s_req(&srv, "POST", "/pods/q-0/binding"), 0, "the gang that fits nowhere is not bound");
     cr_expect(s_told(&srv, "q-0"), "the gang that fits nowhere is told why");
     s_fini(&f);
-    s_srv_stop(&srv, st);
+    rf_loophttp_stop(&srv);
     s_rfd_stop(&rfd);
     rf_test_no_leaks();
 }

@@ -17,88 +17,43 @@
 #include <unistd.h>
 
 #include "../support/leak.h"
+#include "../support/loophttp.h"
 #include "follow.h"
 
+/* The API server's side: policy/v1 missing on an "old" server, a
+ * PodDisruptionBudget refusing p-0, and what was asked of it. */
 typedef struct {
-    int fd, port;
+    rf_loophttp_t http;
     bool old; /* a server before 1.22: no policy/v1 */
     bool pdb; /* every eviction of p-0 is refused with 429 (a PodDisruptionBudget) */
-    atomic_int stop;
     atomic_int v1, v1beta1, events, refused;
 } s_srv_t;
 
-/* Read one request: headers, then Content-Length bytes of body. */
-static void s_read(int c, char *buf, size_t cap)
+static int s_answer(void *user, const char *req, const char **body, const char **headers)
 {
-    size_t have = 0;
-    while (have + 1 < cap) {
-        ssize_t n = recv(c, buf + have, cap - 1 - have, 0);
-        if (n <= 0)
-            break;
-        have += (size_t)n;
-        buf[have] = '\0';
-        const char *end = strstr(buf, "\r\n\r\n");
-        const char *cl = strstr(buf, "Content-Length:");
-        if (end && (!cl || have >= (size_t)(end + 4 - buf) + (size_t)atol(cl + 15)))
-            break;
-    }
-    buf[have] = '\0';
-}
-
-static void *s_serve(void *arg)
-{
-    s_srv_t *s = arg;
-    while (!s->stop) {
-        int c = accept(s->fd, NULL, NULL);
-        if (c < 0)
-            continue;
-        char buf[8192];
-        s_read(c, buf, sizeof buf);
-        int st = 201;
-        const char *body = "{}";
-        if (strstr(buf, "/eviction")) {
-            if (s->pdb && strstr(buf, "/pods/p-0/")) {
-                atomic_fetch_add(&s->refused, 1);
-                st = 429;
-                body = "{\"kind\":\"Status\",\"message\":\"Cannot evict pod as it would violate the pod's "
-                       "disruption budget.\",\"reason\":\"TooManyRequests\",\"code\":429}";
-            } else if (strstr(buf, "\"policy/v1beta1\"")) {
-                atomic_fetch_add(&s->v1beta1, 1);
-            } else {
-                atomic_fetch_add(&s->v1, 1);
-                if (s->old) {
-                    st = 400;
-                    body =
-                        "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"no kind \\\"Eviction\\\" is "
-                        "registered for version \\\"policy/v1\\\" in scheme\",\"reason\":\"BadRequest\",\"code\":400}";
-                }
-            }
-        } else if (strstr(buf, "/events")) {
-            atomic_fetch_add(&s->events, 1);
+    s_srv_t *s = user;
+    if (strstr(req, "/eviction")) {
+        if (s->pdb && strstr(req, "/pods/p-0/")) {
+            atomic_fetch_add(&s->refused, 1);
+            *headers = "Retry-After: 0\r\n";
+            *body = "{\"kind\":\"Status\",\"message\":\"Cannot evict pod as it would violate the pod's "
+                    "disruption budget.\",\"reason\":\"TooManyRequests\",\"code\":429}";
+            return 429;
         }
-        char out[1024];
-        int m = snprintf(out, sizeof out,
-                         "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-                         "%sConnection: close\r\n\r\n%s",
-                         st, strlen(body), st == 429 ? "Retry-After: 0\r\n" : "", body);
-        send(c, out, (size_t)m, MSG_NOSIGNAL);
-        close(c);
+        if (strstr(req, "\"policy/v1beta1\"")) {
+            atomic_fetch_add(&s->v1beta1, 1);
+        } else {
+            atomic_fetch_add(&s->v1, 1);
+            if (s->old) {
+                *body = "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"no kind \\\"Eviction\\\" is "
+                        "registered for version \\\"policy/v1\\\" in scheme\",\"reason\":\"BadRequest\",\"code\":400}";
+                return 400;
+            }
+        }
+    } else if (strstr(req, "/events")) {
+        atomic_fetch_add(&s->events, 1);
     }
-    return NULL;
-}
-
-static void s_start(s_srv_t *srv, pthread_t *t)
-{
-    srv->fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof sin;
-    cr_assert_eq(bind(srv->fd, (struct sockaddr *)&sin, sizeof sin), 0);
-    listen(srv->fd, 64);
-    getsockname(srv->fd, (struct sockaddr *)&sin, &len);
-    srv->port = ntohs(sin.sin_port);
-    struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
-    setsockopt(srv->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    pthread_create(t, NULL, s_serve, srv);
+    return 201;
 }
 
 /* Evict pods p-FROM .. p-(FROM+N-1) of gang ns/g; returns how many failed. */
@@ -118,12 +73,11 @@ static int s_evict(rf__binder_t *b, rf__kmulti_t *multi, int from, int n)
 static void s_run(bool old, s_srv_t *srv)
 {
     srv->old = old;
-    pthread_t t;
-    s_start(srv, &t);
+    rf_loophttp_start(&srv->http, s_answer, srv);
     rf_error_t err;
     rf__kube_global_init(&err);
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", srv->port);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", srv->http.port);
     rf__kubeconfig_t kc = {.server = url, .token = "t"};
     rf__binder_t b;
     rf__binder_init(&b);
@@ -139,9 +93,7 @@ static void s_run(bool old, s_srv_t *srv)
     cr_assert_eq(s_evict(&b, multi, 2, 3), 0, "the second victim is evicted");
     cr_assert_eq(atomic_load(&b.evictions), 5);
     cr_assert_eq(srv->events, 5, "a Preempted Event per pod");
-    srv->stop = 1;
-    pthread_join(t, NULL);
-    close(srv->fd);
+    rf_loophttp_stop(&srv->http);
     cr_assert_eq(atomic_load(&b.no_policy_v1), old ? 1 : 0, "remembered only on the old server");
     rf__kmulti_destroy(&multi);
     rf__cache_destroy(&b.cache);
@@ -174,12 +126,11 @@ Test(watch_evict, current_server_stays_v1)
 Test(watch_evict, refused_victim_kept_whole)
 {
     s_srv_t srv = {.pdb = true};
-    pthread_t t;
-    s_start(&srv, &t);
+    rf_loophttp_start(&srv.http, s_answer, &srv);
     rf_error_t err;
     rf__kube_global_init(&err);
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", srv.port);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", srv.http.port);
     rf__kubeconfig_t kc = {.server = url, .token = "t"};
     rf__binder_t b;
     rf__binder_init(&b);
@@ -198,9 +149,7 @@ Test(watch_evict, refused_victim_kept_whole)
     cr_assert_eq(atomic_load(&b.evictions), 0);
     cr_assert(rf__binder_unevictable(&b, "ns/g"), "sent as not preemptible from now on");
     cr_assert(!rf__binder_unevictable(&b, "ns/other"));
-    srv.stop = 1;
-    pthread_join(t, NULL);
-    close(srv.fd);
+    rf_loophttp_stop(&srv.http);
     rf__kmulti_destroy(&multi);
     rf__cache_destroy(&b.cache);
     rf__kube_destroy(&b.kube);

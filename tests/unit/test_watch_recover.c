@@ -19,94 +19,13 @@
 #include <unistd.h>
 
 #include "../support/leak.h"
+#include "../support/loophttp.h"
 #include "arena.h"
 #include "json.h"
 #include "recover.h"
 
-#define S_MAX_REQS 64
-
-typedef struct {
-    int fd, port;
-    atomic_int stop;
-    pthread_mutex_t mu;
-    int n;
-    char method[S_MAX_REQS][16];
-    char path[S_MAX_REQS][256];
-    char body[S_MAX_REQS][512];
-} s_srv_t;
-
-static void s_read(int c, char *buf, size_t cap)
-{
-    size_t have = 0;
-    while (have + 1 < cap) {
-        ssize_t n = recv(c, buf + have, cap - 1 - have, 0);
-        if (n <= 0)
-            break;
-        have += (size_t)n;
-        buf[have] = '\0';
-        const char *end = strstr(buf, "\r\n\r\n");
-        const char *cl = strstr(buf, "Content-Length:");
-        if (end && (!cl || have >= (size_t)(end + 4 - buf) + (size_t)atol(cl + 15)))
-            break;
-    }
-    buf[have] = '\0';
-}
-
-static void *s_serve(void *arg)
-{
-    s_srv_t *s = arg;
-    while (!s->stop) {
-        int c = accept(s->fd, NULL, NULL);
-        if (c < 0)
-            continue;
-        char buf[8192];
-        s_read(c, buf, sizeof buf);
-        pthread_mutex_lock(&s->mu);
-        if (s->n < S_MAX_REQS) {
-            char *sp = strchr(buf, ' ');
-            char *sp2 = sp ? strchr(sp + 1, ' ') : NULL;
-            const char *body = strstr(buf, "\r\n\r\n");
-            if (sp && sp2) {
-                snprintf(s->method[s->n], sizeof s->method[0], "%.*s", (int)(sp - buf), buf);
-                snprintf(s->path[s->n], sizeof s->path[0], "%.*s", (int)(sp2 - sp - 1), sp + 1);
-                snprintf(s->body[s->n], sizeof s->body[0], "%s", body ? body + 4 : "");
-                s->n++;
-            }
-        }
-        pthread_mutex_unlock(&s->mu);
-        const char *out = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
-                          "Connection: close\r\n\r\n{}";
-        send(c, out, strlen(out), MSG_NOSIGNAL);
-        close(c);
-    }
-    return NULL;
-}
-
-static void s_start(s_srv_t *srv, pthread_t *t)
-{
-    pthread_mutex_init(&srv->mu, NULL);
-    srv->fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof sin;
-    cr_assert_eq(bind(srv->fd, (struct sockaddr *)&sin, sizeof sin), 0);
-    listen(srv->fd, 64);
-    getsockname(srv->fd, (struct sockaddr *)&sin, &len);
-    srv->port = ntohs(sin.sin_port);
-    struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
-    setsockopt(srv->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    pthread_create(t, NULL, s_serve, srv);
-}
-
-static void s_stop(s_srv_t *srv, pthread_t t)
-{
-    srv->stop = 1;
-    pthread_join(t, NULL);
-    close(srv->fd);
-    pthread_mutex_destroy(&srv->mu);
-}
-
 /* The DELETE of ns/NAME, or -1. */
-static int s_delete_of(s_srv_t *srv, const char *name)
+static int s_delete_of(rf_loophttp_t *srv, const char *name)
 {
     char path[256];
     snprintf(path, sizeof path, "/api/v1/namespaces/ns/pods/%s", name);
@@ -154,15 +73,14 @@ static void s_pod(rf__cache_t *c, const char *name, const char *g, const char *s
 }
 
 typedef struct {
-    s_srv_t srv;
-    pthread_t t;
+    rf_loophttp_t srv;
     rf__binder_t b;
 } s_fix_t;
 
 static void s_fix_init(s_fix_t *f)
 {
     memset(f, 0, sizeof *f);
-    s_start(&f->srv, &f->t);
+    rf_loophttp_start(&f->srv, NULL, NULL);
     rf_error_t err;
     rf__kube_global_init(&err);
     char url[64];
@@ -182,7 +100,7 @@ static void s_fix_init(s_fix_t *f)
 
 static void s_fix_fini(s_fix_t *f)
 {
-    s_stop(&f->srv, f->t);
+    rf_loophttp_stop(&f->srv);
     rf__kmulti_destroy(&f->b.multi);
     rf__cache_destroy(&f->b.cache);
     rf__kube_destroy(&f->b.kube);

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "clock.h"
-#include "eligible.h"
 #include "ilp_bound.h"
+#include "ilp_classes.h"
 #include "ilp_search.h"
 #include "mip.h"
 #include "rackfit/quantity.h"
@@ -105,25 +105,9 @@ done:
 #define S_LP_MAX_X 400000
 
 typedef struct {
-    int32_t leaf, own, n;
-    uint64_t h;
-} s_key_t;
-
-typedef struct {
     const rf_problem_t *pb;
-    rf__tree_t tree;
-    bool tree_owned;
-    rf__elig_t elig;
-    int32_t N, R, L, zl;
-    bool host;  /* the last level is the host, counted by h */
-    bool tight; /* a linking row per (x, domain) too: stronger, larger */
-    int64_t *free;
-    bool *bnode; /* [N] holds bound pods */
-    int32_t n_units;
-    int32_t *u_node, *u_count; /* first node, node count */
-    int32_t *u_first, *unodes; /* the nodes of unit u: unodes[u_first[u] .. + u_count[u]) */
-    bool coarse;               /* units merge nodes of one leaf domain and eligibility whatever their
-                                * free capacity (capacity summed, fit the most of one node) */
+    rf__ilp_classes_t c; /* the units: classes of identical nodes */
+    bool tight;          /* a linking row per (x, domain) too: stronger, larger */
     rf__mip_t mip;
     /* x columns in creation order: unit, column, fit on one node, upper bound */
     int32_t *xu, *xc;
@@ -138,86 +122,10 @@ typedef struct {
     int32_t *zmap, *hmap;   /* [n_domains], [n_units]: per gang, -1 when none */
     double *tmp;            /* [n_domains + N + 1] scratch capacities */
     int32_t *list;          /* [n_domains + n_units + 1] scratch ids */
-    int32_t *node_unit;     /* [N], -1 outside the tree */
     int32_t n_prio;         /* distinct priorities of the gangs */
     int64_t *prio;          /* [n_gangs] */
     int32_t *row_u, *row_p; /* [n_prio] value rows */
 } s_lp_t;
-
-static int s_key_cmp(const void *a, const void *b)
-{
-    const s_key_t *x = a, *y = b;
-    if (x->leaf != y->leaf)
-        return x->leaf < y->leaf ? -1 : 1;
-    if (x->own != y->own)
-        return x->own < y->own ? -1 : 1;
-    if (x->h != y->h)
-        return x->h < y->h ? -1 : 1;
-    return (x->n > y->n) - (x->n < y->n);
-}
-
-static uint64_t s_mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    return h * 0x100000001b3ull;
-}
-
-/* Same free capacity and eligibility: one unit can hold both. */
-static bool s_same_node(const s_lp_t *s, int32_t a, int32_t b)
-{
-    if (!s->coarse &&
-        memcmp(&s->free[(int64_t)a * s->R], &s->free[(int64_t)b * s->R], (size_t)s->R * sizeof *s->free) != 0)
-        return false;
-    for (int32_t c = 0; c < s->elig.n_classes; c++)
-        if (s->elig.ok[c][a] != s->elig.ok[c][b])
-            return false;
-    return true;
-}
-
-/* The units, in tree order (the units of any domain are contiguous). */
-static bool s_units(s_lp_t *s)
-{
-    const int32_t T = s->tree.n_in_tree;
-    s_key_t *k = malloc(((size_t)T + 1) * sizeof *k);
-    s->u_node = malloc(((size_t)T + 1) * sizeof *s->u_node);
-    s->u_count = malloc(((size_t)T + 1) * sizeof *s->u_count);
-    s->u_first = malloc(((size_t)T + 1) * sizeof *s->u_first);
-    s->unodes = malloc(((size_t)T + 1) * sizeof *s->unodes);
-    if (!k || !s->u_node || !s->u_count || !s->u_first || !s->unodes) {
-        free(k);
-        return false;
-    }
-    for (int32_t i = 0; i < T; i++) {
-        int32_t n = s->tree.node_order[i];
-        uint64_t h = 1469598103934665603ull;
-        for (int32_t r = 0; r < s->R && !s->coarse; r++)
-            h = s_mix(h, (uint64_t)s->free[(int64_t)n * s->R + r]);
-        for (int32_t c = 0; c < s->elig.n_classes; c++)
-            h = s_mix(h, s->elig.ok[c][n]);
-        k[i] = (s_key_t){.leaf = s->zl > 0 ? rf__tree_node_dom(&s->tree, n, s->zl - 1) : 0,
-                         .own = s->bnode[n] ? n : -1,
-                         .n = n,
-                         .h = h};
-    }
-    qsort(k, (size_t)T, sizeof *k, s_key_cmp);
-    s->n_units = 0;
-    for (int32_t i = 0; i < T; i++) {
-        int32_t u = s->n_units - 1;
-        bool join = u >= 0 && k[i].own < 0 && k[i - 1].own < 0 && k[i].leaf == k[i - 1].leaf && k[i].h == k[i - 1].h &&
-                    s_same_node(s, s->u_node[u], k[i].n);
-        if (join) {
-            s->u_count[u]++;
-        } else {
-            s->u_node[s->n_units] = k[i].n;
-            s->u_first[s->n_units] = i;
-            s->u_count[s->n_units++] = 1;
-        }
-        s->unodes[i] = k[i].n;
-        s->node_unit[k[i].n] = s->n_units - 1;
-    }
-    free(k);
-    return true;
-}
 
 static bool s_push_x(s_lp_t *s, int32_t u, int32_t col, int64_t fit, double ub)
 {
@@ -277,18 +185,6 @@ static void s_coef_ya(rf__mip_t *m, int32_t r, int32_t y, double cy, int32_t a, 
     }
 }
 
-/* Pods of ps that fit on one node n (at most cap). */
-static int64_t s_fit(const s_lp_t *s, const rf_pod_set_t *ps, int32_t n, int64_t cap)
-{
-    int64_t f = cap;
-    for (int32_t r = 0; r < s->R && f > 0; r++) {
-        int64_t q = ps->requests[r], fr = s->free[(int64_t)n * s->R + r];
-        if (q > 0 && fr != RF_QTY_UNLIMITED && fr / q < f)
-            f = fr / q;
-    }
-    return f;
-}
-
 static int s_desc(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -338,12 +234,12 @@ static int32_t s_gang_x(s_lp_t *s, int32_t g, int32_t k, const int32_t *caprow, 
         rf__mip_coef(m, rlo, y, -(double)lo);
         rf__mip_coef(m, rhi, y, -(double)hi);
         pstart[p] = s->nx;
-        const uint8_t *ok = s->elig.ok[s->elig.class_of[s->elig.gang_ps0[g] + p]];
-        for (int32_t u = 0; u < s->n_units && hi > 0 && s->nx <= S_LP_MAX_X; u++) {
+        const uint8_t *ok = s->c.elig.ok[s->c.elig.class_of[s->c.elig.gang_ps0[g] + p]];
+        for (int32_t u = 0; u < s->c.n_units && hi > 0 && s->nx <= S_LP_MAX_X; u++) {
             int64_t fit = 0;
             double ub = 0;
-            for (int32_t i = 0; i < s->u_count[u] && ok[s->u_node[u]]; i++) {
-                int64_t f = s_fit(s, ps, s->unodes[s->u_first[u] + i], hi);
+            for (int32_t i = 0; i < s->c.u_count[u] && ok[s->c.u_node[u]]; i++) {
+                int64_t f = rf__ilp_classes_fit(&s->c, ps, s->c.unodes[s->c.u_first[u] + i], hi);
                 fit = f > fit ? f : fit;
                 ub += (double)f;
             }
@@ -358,9 +254,9 @@ static int32_t s_gang_x(s_lp_t *s, int32_t g, int32_t k, const int32_t *caprow, 
             rf__mip_coef(m, s->row_p[k], x, 1);
             if (arow >= 0)
                 rf__mip_coef(m, arow, x, -1);
-            for (int32_t r = 0; r < s->R; r++)
-                if (ps->requests[r] > 0 && caprow[(int64_t)u * s->R + r] >= 0)
-                    rf__mip_coef(m, caprow[(int64_t)u * s->R + r], x, (double)ps->requests[r]);
+            for (int32_t r = 0; r < s->c.R; r++)
+                if (ps->requests[r] > 0 && caprow[(int64_t)u * s->c.R + r] >= 0)
+                    rf__mip_coef(m, caprow[(int64_t)u * s->c.R + r], x, (double)ps->requests[r]);
             if (!s_push_x(s, u, x, fit, ub))
                 m->failed = true;
         }
@@ -382,7 +278,7 @@ static void s_gang_level(s_lp_t *s, int32_t g, int32_t l, int32_t y, int32_t a, 
     int32_t *list = s->list;
     int32_t nz = 0;
     for (int64_t i = pstart[0]; i < pstart[gg->n_pod_sets]; i++) {
-        int32_t d = rf__tree_node_dom(&s->tree, s->u_node[s->xu[i]], l);
+        int32_t d = rf__tree_node_dom(&s->c.tree, s->c.u_node[s->xu[i]], l);
         if (s->zmap[d] < 0) {
             s->zmap[d] = rf__mip_col(m, 0, 1, false);
             list[nz++] = d;
@@ -390,7 +286,7 @@ static void s_gang_level(s_lp_t *s, int32_t g, int32_t l, int32_t y, int32_t a, 
     }
     for (int32_t p = 0; p < gg->n_pod_sets; p++)
         for (int32_t b = 0; b < gg->pod_sets[p].n_bound; b++) {
-            int32_t d = rf__tree_node_dom(&s->tree, gg->pod_sets[p].bound[b].node, l);
+            int32_t d = rf__tree_node_dom(&s->c.tree, gg->pod_sets[p].bound[b].node, l);
             if (s->zmap[d] < 0) {
                 s->zmap[d] = rf__mip_col(m, 0, 1, false);
                 list[nz++] = d;
@@ -419,10 +315,10 @@ static void s_gang_level(s_lp_t *s, int32_t g, int32_t l, int32_t y, int32_t a, 
         const int64_t hi = ps->count > ps->n_bound_pods ? ps->count - ps->n_bound_pods : 0;
         int32_t nd = 0;
         for (int64_t i = pstart[p]; i < pstart[p + 1];) {
-            int32_t d = rf__tree_node_dom(&s->tree, s->u_node[s->xu[i]], l);
+            int32_t d = rf__tree_node_dom(&s->c.tree, s->c.u_node[s->xu[i]], l);
             int64_t j = i;
             double sum = 0;
-            while (j < pstart[p + 1] && rf__tree_node_dom(&s->tree, s->u_node[s->xu[j]], l) == d)
+            while (j < pstart[p + 1] && rf__tree_node_dom(&s->c.tree, s->c.u_node[s->xu[j]], l) == d)
                 sum += s->xub[j++];
             double M = fmin((double)hi, sum);
             int32_t r = rf__mip_row(m, -RF_MIP_INF, 0); /* pods of p in d <= M z */
@@ -467,7 +363,7 @@ static void s_gang_level1(s_lp_t *s, int32_t g, int32_t l, int32_t y, int32_t a,
     const int64_t hi = ps->count > ps->n_bound_pods ? ps->count - ps->n_bound_pods : 0;
     int32_t nbd = 0;
     for (int32_t b = 0; b < ps->n_bound; b++) {
-        int32_t d = rf__tree_node_dom(&s->tree, ps->bound[b].node, l);
+        int32_t d = rf__tree_node_dom(&s->c.tree, ps->bound[b].node, l);
         if (s->zmap[d] == -1) {
             s->zmap[d] = -2;
             s->list[nbd++] = d;
@@ -483,10 +379,10 @@ static void s_gang_level1(s_lp_t *s, int32_t g, int32_t l, int32_t y, int32_t a,
         rf__mip_coef(m, req, y, (double)nbd - 1);
     int32_t nd = 0;
     for (int64_t i = pstart[0]; i < pstart[1];) {
-        int32_t d = rf__tree_node_dom(&s->tree, s->u_node[s->xu[i]], l);
+        int32_t d = rf__tree_node_dom(&s->c.tree, s->c.u_node[s->xu[i]], l);
         int64_t j = i;
         double sum = 0;
-        while (j < pstart[1] && rf__tree_node_dom(&s->tree, s->u_node[s->xu[j]], l) == d)
+        while (j < pstart[1] && rf__tree_node_dom(&s->c.tree, s->c.u_node[s->xu[j]], l) == d)
             sum += s->xub[j++];
         double M = fmin((double)hi, sum);
         for (int64_t q = i; q < j && s->zmap[d] == -1 && M > 0; q++) {
@@ -514,12 +410,12 @@ static void s_gang_hosts(s_lp_t *s, int32_t g, int32_t y, int32_t a, const int64
 {
     const rf_gang_t *gg = &s->pb->gangs[g];
     rf__mip_t *m = &s->mip;
-    const int32_t l = s->L - 1;
+    const int32_t l = s->c.L - 1;
     const double w = gg->bandwidth * s->pb->level_costs[l];
     int32_t nh = 0, nbh = 0;
     for (int32_t p = 0; p < gg->n_pod_sets; p++)
         for (int32_t b = 0; b < gg->pod_sets[p].n_bound; b++) {
-            int32_t u = s->node_unit[gg->pod_sets[p].bound[b].node];
+            int32_t u = s->c.node_unit[gg->pod_sets[p].bound[b].node];
             if (s->hmap[u] == -1) {
                 s->hmap[u] = -2;
                 s->list[nh++] = u;
@@ -545,12 +441,12 @@ static void s_gang_hosts(s_lp_t *s, int32_t g, int32_t y, int32_t a, const int64
             continue;
         }
         if (s->hmap[u] == -1) {
-            int32_t h = rf__mip_col(m, 0, s->u_count[u], false);
+            int32_t h = rf__mip_col(m, 0, s->c.u_count[u], false);
             s->hmap[u] = h;
             s->list[nh++] = u;
             int32_t r = rf__mip_row(m, -RF_MIP_INF, 0); /* h <= c_u a */
             rf__mip_coef(m, r, h, 1);
-            rf__mip_coef(m, r, a, -(double)s->u_count[u]);
+            rf__mip_coef(m, r, a, -(double)s->c.u_count[u]);
             rf__mip_coef(m, cov, h, 1);
             if (req >= 0)
                 rf__mip_coef(m, req, h, 1);
@@ -568,8 +464,9 @@ static void s_gang_hosts(s_lp_t *s, int32_t g, int32_t y, int32_t a, const int64
         const int64_t lo = ps->min_count > ps->n_bound_pods ? ps->min_count - ps->n_bound_pods : 0;
         int32_t nd = 0;
         for (int64_t i = pstart[p]; i < pstart[p + 1] && lo > 0; i++)
-            for (int32_t c = 0; c < s->u_count[s->xu[i]]; c++)
-                s->tmp[nd++] = (double)s_fit(s, ps, s->unodes[s->u_first[s->xu[i]] + c], s->xfit[i]);
+            for (int32_t c = 0; c < s->c.u_count[s->xu[i]]; c++)
+                s->tmp[nd++] =
+                    (double)rf__ilp_classes_fit(&s->c, ps, s->c.unodes[s->c.u_first[s->xu[i]] + c], s->xfit[i]);
         int32_t k = lo > 0 ? s_cover(s->tmp, nd, lo) : 0;
         kmax = k > kmax ? k : kmax;
     }
@@ -591,24 +488,15 @@ static bool s_bound_outside(const s_lp_t *s, int32_t g)
     const rf_gang_t *gg = &s->pb->gangs[g];
     for (int32_t p = 0; p < gg->n_pod_sets; p++)
         for (int32_t b = 0; b < gg->pod_sets[p].n_bound; b++)
-            if (s->node_unit[gg->pod_sets[p].bound[b].node] < 0)
+            if (s->c.node_unit[gg->pod_sets[p].bound[b].node] < 0)
                 return true;
     return false;
 }
 
 static void s_lp_fini(s_lp_t *s)
 {
-    if (s->tree_owned)
-        rf__tree_fini(&s->tree);
-    rf__elig_fini(&s->elig);
+    rf__ilp_classes_fini(&s->c);
     rf__mip_fini(&s->mip);
-    free(s->free);
-    free(s->bnode);
-    free(s->u_node);
-    free(s->u_count);
-    free(s->u_first);
-    free(s->unodes);
-    free(s->node_unit);
     free(s->xu);
     free(s->xc);
     free(s->xfit);
@@ -624,52 +512,26 @@ static void s_lp_fini(s_lp_t *s)
     free(s->row_p);
 }
 
-/* The tree, eligibility, free capacity, units and scratch. */
-static bool s_lp_setup(s_lp_t *s, const rf_problem_t *pb)
+/* The units and scratch. */
+static bool s_lp_setup(s_lp_t *s, const rf_problem_t *pb, bool coarse)
 {
-    rf_error_t e;
     s->pb = pb;
-    s->N = pb->n_nodes;
-    s->R = pb->n_resources;
-    s->L = pb->n_levels;
-    s->host = strcmp(pb->levels[s->L - 1], RF_HOSTNAME_LABEL) == 0;
-    s->zl = s->host ? s->L - 1 : s->L;
-    if (rf__tree_of(pb, &s->tree, &s->tree_owned, &e) != RF_OK)
+    if (!rf__ilp_classes_build(&s->c, pb, coarse))
         return false;
-    if (rf__elig_build(pb, &s->tree, &s->elig, &e) != RF_OK)
-        return false;
-    const size_t N1 = (size_t)s->N + 1, G1 = (size_t)pb->n_gangs + 1;
-    s->free = malloc(N1 * (size_t)s->R * sizeof *s->free);
-    s->bnode = calloc(N1, sizeof *s->bnode);
-    s->node_unit = malloc(N1 * sizeof *s->node_unit);
+    const size_t N1 = (size_t)s->c.N + 1, G1 = (size_t)pb->n_gangs + 1;
     s->prio = malloc(G1 * sizeof *s->prio);
     s->row_u = malloc(G1 * sizeof *s->row_u);
     s->row_p = malloc(G1 * sizeof *s->row_p);
-    if (!s->free || !s->bnode || !s->node_unit || !s->prio || !s->row_u || !s->row_p)
-        return false;
-    for (int32_t n = 0; n < s->N; n++)
-        for (int32_t r = 0; r < s->R; r++) {
-            int64_t al = pb->nodes[n].allocatable[r], us = pb->nodes[n].used[r];
-            s->free[(int64_t)n * s->R + r] = al == RF_QTY_UNLIMITED ? RF_QTY_UNLIMITED : (al > us ? al - us : 0);
-        }
-    for (int32_t g = 0; g < pb->n_gangs; g++)
-        for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++)
-            for (int32_t b = 0; b < pb->gangs[g].pod_sets[p].n_bound; b++)
-                s->bnode[pb->gangs[g].pod_sets[p].bound[b].node] = true;
-    for (int32_t n = 0; n < s->N; n++)
-        s->node_unit[n] = -1;
-    if (!s_units(s))
-        return false;
-    const size_t D1 = (size_t)s->tree.n_domains + 1;
+    const size_t D1 = (size_t)s->c.tree.n_domains + 1;
     s->zmap = malloc(D1 * sizeof *s->zmap);
-    s->hmap = malloc(((size_t)s->n_units + 1) * sizeof *s->hmap);
+    s->hmap = malloc(((size_t)s->c.n_units + 1) * sizeof *s->hmap);
     s->tmp = malloc((D1 + N1) * sizeof *s->tmp);
-    s->list = malloc((D1 + (size_t)s->n_units) * sizeof *s->list);
-    if (!s->zmap || !s->hmap || !s->tmp || !s->list)
+    s->list = malloc((D1 + (size_t)s->c.n_units) * sizeof *s->list);
+    if (!s->prio || !s->row_u || !s->row_p || !s->zmap || !s->hmap || !s->tmp || !s->list)
         return false;
     for (size_t d = 0; d < D1; d++)
         s->zmap[d] = -1;
-    for (int32_t u = 0; u <= s->n_units; u++)
+    for (int32_t u = 0; u <= s->c.n_units; u++)
         s->hmap[u] = -1;
     return true;
 }
@@ -681,7 +543,7 @@ static bool s_lp_rows(s_lp_t *s, const rf_answer_t *ans, int32_t **caprow)
     const rf_problem_t *pb = s->pb;
     const int32_t vr = pb->options.value_resource;
     int64_t *vu = calloc((size_t)pb->n_gangs + 1, sizeof *vu), *vp = calloc((size_t)pb->n_gangs + 1, sizeof *vp);
-    *caprow = malloc(((size_t)s->n_units * (size_t)s->R + 1) * sizeof **caprow);
+    *caprow = malloc(((size_t)s->c.n_units * (size_t)s->c.R + 1) * sizeof **caprow);
     bool ok = vu && vp && *caprow;
     for (int32_t g = 0; ok && g < pb->n_gangs; g++) {
         int32_t k = 0;
@@ -704,14 +566,14 @@ static bool s_lp_rows(s_lp_t *s, const rf_answer_t *ans, int32_t **caprow)
         s->row_u[k] = rf__mip_row(&s->mip, (double)vu[k], (double)vu[k]);
         s->row_p[k] = rf__mip_row(&s->mip, (double)vp[k], (double)vp[k]);
     }
-    for (int32_t u = 0; ok && u < s->n_units; u++)
-        for (int32_t r = 0; r < s->R; r++) {
+    for (int32_t u = 0; ok && u < s->c.n_units; u++)
+        for (int32_t r = 0; r < s->c.R; r++) {
             double f = 0;
-            for (int32_t i = 0; i < s->u_count[u] && f >= 0; i++) {
-                int64_t fn = s->free[(int64_t)s->unodes[s->u_first[u] + i] * s->R + r];
+            for (int32_t i = 0; i < s->c.u_count[u] && f >= 0; i++) {
+                int64_t fn = s->c.free[(int64_t)s->c.unodes[s->c.u_first[u] + i] * s->c.R + r];
                 f = fn == RF_QTY_UNLIMITED ? -1 : f + (double)fn;
             }
-            (*caprow)[(int64_t)u * s->R + r] = f < 0 ? -1 : rf__mip_row(&s->mip, -RF_MIP_INF, f);
+            (*caprow)[(int64_t)u * s->c.R + r] = f < 0 ? -1 : rf__mip_row(&s->mip, -RF_MIP_INF, f);
         }
     free(vu);
     free(vp);
@@ -736,14 +598,14 @@ static bool s_lp_build(s_lp_t *s, const rf_answer_t *ans, double deadline_ms)
             k++;
         int32_t y = s_gang_x(s, g, k, caprow, pstart, &a);
         if (!s_bound_outside(s, g)) {
-            for (int32_t l = 0; l < s->zl; l++)
+            for (int32_t l = 0; l < s->c.zl; l++)
                 if (pb->gangs[g].n_pod_sets == 1)
                     s_gang_level1(s, g, l, y, a, pstart);
                 else
                     s_gang_level(s, g, l, y, a, pstart);
-            if (s->host)
+            if (s->c.host)
                 s_gang_hosts(s, g, y, a, pstart);
-            for (int32_t l = 0; l < s->L; l++) {
+            for (int32_t l = 0; l < s->c.L; l++) {
                 double w = pb->gangs[g].bandwidth * pb->level_costs[l];
                 s->integral &= fabs(w - round(w)) < 1e-9;
             }
@@ -780,18 +642,17 @@ double rf__ilp_lp_bound(const rf_problem_t *pb, const rf_answer_t *ans, bool coa
     s_lp_t s;
     memset(&s, 0, sizeof s);
     rf__mip_init(&s.mip);
-    s.coarse = coarse;
-    if (!s_lp_setup(&s, pb))
+    if (!s_lp_setup(&s, pb, coarse))
         goto done;
     int64_t est = 0; /* x columns at most, about the LP's columns */
     for (int32_t g = 0; g < pb->n_gangs; g++)
-        est += (int64_t)pb->gangs[g].n_pod_sets * s.n_units;
+        est += (int64_t)pb->gangs[g].n_pod_sets * s.c.n_units;
     /* three times the expected time must fit: the machine may be loaded, and
      * GLPK looks at the clock seldom (a simplex given 380 ms took 900 ms on
      * gpu-1024 at load 4) */
     if (rf_now_ms() + 3 * s_lp_ms(est) > deadline_ms || !s_lp_build(&s, ans, deadline_ms))
         goto done;
-    st->n_units = s.n_units;
+    st->n_units = s.c.n_units;
     st->n_cols = s.mip.n_cols;
     st->n_rows = s.mip.n_rows;
     st->build_ms = rf_now_ms() - t0;

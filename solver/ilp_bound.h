@@ -34,6 +34,25 @@ typedef struct {
 double rf__ilp_lp_bound(const rf_problem_t *pb, const rf_answer_t *ans, bool coarse, double deadline_ms,
                         rf__ilp_lp_stats_t *st);
 
+/* What the Lagrangian bound did (for tests and the bench). */
+typedef struct {
+    int32_t n_units;    /* node classes */
+    int32_t n_rows;     /* multipliers: capacity rows that can bind, and two value rows per priority */
+    int32_t iterations; /* subgradient steps (each a pass over every gang) */
+    double lagrangian;  /* the best L(lambda, mu) (the free gangs' penalty), before rounding */
+    double setup_ms, ms;
+} rf__ilp_lagr_stats_t;
+
+/* The same kind of bound as rf__ilp_lp_bound (every feasible answer with
+ * ans's values that preempts nothing), from the Lagrangian of the capacity
+ * and value rows, each gang's part solved exactly by a dynamic program over
+ * the tree (solver/ilp_lagrange.c; docs/ilp.md, "The Lagrangian bound"),
+ * improved by subgradient steps on `threads` threads until deadline_ms, or
+ * until it meets ans's penalty. Kept running gangs' penalty included.
+ * Returns -1 when none (ans preempts, no time, out of memory). */
+double rf__ilp_lagrange_bound(const rf_problem_t *pb, const rf_answer_t *ans, double deadline_ms, int32_t threads,
+                              rf__ilp_lagr_stats_t *st);
+
 /* In the strategy: the bound depends on the answer's values only, so it is
  * computed early (for the start's values, before the search, with
  * RF__ILP_LP_SHARE of the time left) and reused after the search when the

@@ -35,6 +35,9 @@
 /* The share of the time left that the neighbourhood search gets; the rest
  * proves bounds. */
 #define S_SEARCH_SHARE 0.75
+/* The Lagrangian bound's share of what the search leaves (the contention LP
+ * and the per-gang bounds get the rest). */
+#define S_LAGR_SHARE 0.6
 
 /* ---------------------------------------------------------------- the clock */
 
@@ -173,7 +176,10 @@ rf_status rf__ilp_run(const rf_solve_ctx_t *ctx, const rf_answer_t *first, const
     }
     if (rc != RF_OK)
         goto done;
-    if (ans->summary.penalty > bound + 1e-6) /* the contention bound (issue 10) */
+    if (ans->summary.penalty > bound + 1e-6) /* the Lagrangian bound (issue 10), anytime */
+        bound =
+            fmax(bound, rf__ilp_lagrange_bound(pb, ans, rf_now_ms() + S_LAGR_SHARE * rf__ilp_left(&ck), threads, NULL));
+    if (ans->summary.penalty > bound + 1e-6) /* the contention LP (issue 10) */
         bound = fmax(bound, rf__ilp_lp_late(&lpm, pb, ans, &ck));
     if (ans->summary.penalty > bound + 1e-6)
         bound = fmax(bound, rf__ilp_gang_bounds(pb, &ck, ans, gang_lb, threads));

@@ -1,0 +1,180 @@
+/* tests/unit/test_ilp_lagrange.c: the Lagrangian penalty bound
+ * (solver/ilp_lagrange.c, rf__ilp_lagrange_bound).
+ *
+ * - validity: on random tiny problems (every contract feature, running gangs
+ *   included), the exhaustive optimum (tests/support/exhaust.c) laid out as
+ *   an answer; the bound for its values is never above its penalty (1e-6),
+ *   and meets it on some (the bound is not vacuous); none where the answer
+ *   preempts;
+ * - the three batches of tests/data/ilp/misses-* against their known optima
+ *   (from an independent exact solver);
+ * - strength: the hand-made batch of test_ilp_bound where each gang alone
+ *   fits one rack but together one of them must span two (penalty 16): the
+ *   bound reaches 16; and a required level, which the dynamic program keeps
+ *   (one domain at that level), on a cluster where no rack can hold the gang
+ *   whole. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../support/exhaust.h"
+#include "../support/leak.h"
+#include "../support/randprob.h"
+#include "../support/testutil.h"
+#include "clock.h"
+#include "file.h"
+#include "ilp_bound.h"
+#include "rackfit/rackfit.h"
+
+/* One random tiny problem: -1 out of scope or preempting, else 1 when the
+ * bound meets the optimum, 0 when below. Fails when it is above. */
+static int s_check(uint64_t seed, const rf_randprob_opts_t *o, int *above_lp)
+{
+    char *json = rf_randprob(seed, o);
+    rf_problem_t *pb = rf_test_parse(json);
+    free(json);
+    int r = -1;
+    rf_exhaust_t ex;
+    rf_answer_t *opt = NULL;
+    if (rf_exhaust_supported(pb, NULL) && rf_exhaust_solve(pb, &ex) == RF_OK &&
+        rf_exhaust_to_answer(pb, &ex, &opt) == RF_OK && rf_answer_finish(opt) == RF_OK) {
+        rf__ilp_lagr_stats_t st;
+        double b = rf__ilp_lagrange_bound(pb, opt, rf_now_ms() + 5000, 1 + (int32_t)(seed % 2), &st);
+        bool preempts = opt->summary.preempted > 0;
+        cr_assert(!preempts || b < 0, "seed %llu: a bound %g for an answer that preempts", (unsigned long long)seed, b);
+        cr_assert_leq(b, opt->summary.penalty + 1e-6, "seed %llu: bound %g above the optimum %g (L %g, %d steps)",
+                      (unsigned long long)seed, b, opt->summary.penalty, st.lagrangian, st.iterations);
+        double kept = rf_answer_kept_penalty(opt);
+        if (!preempts && opt->summary.penalty > kept) {
+            cr_assert_geq(b, 0, "seed %llu: no bound (penalty %g)", (unsigned long long)seed, opt->summary.penalty);
+            r = b >= opt->summary.penalty - 1e-6;
+            double lp = rf__ilp_lp_bound(pb, opt, false, rf_now_ms() + 10000, NULL);
+            *above_lp += b > lp + 1e-6;
+        }
+    }
+    rf_answer_destroy(&opt);
+    rf_problem_destroy(&pb);
+    return r;
+}
+
+static void s_scan(const rf_randprob_opts_t *o, uint64_t from, uint64_t to, const char *what)
+{
+    int checked = 0, met = 0, above_lp = 0;
+    for (uint64_t seed = from; seed <= to; seed++) {
+        int r = s_check(seed, o, &above_lp);
+        checked += r >= 0;
+        met += r > 0;
+    }
+    cr_log_info("%s: %d problems with a penalty, the bound meets the optimum on %d, is above the LP on %d", what,
+                checked, met, above_lp);
+    cr_assert_gt(checked, 30, "%s: too few problems in scope", what);
+    cr_assert_gt(met, 0, "%s: the bound never meets the optimum", what);
+}
+
+Test(ilp_lagrange, never_above_the_exhaustive_optimum, .timeout = 300)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = RF_EXHAUST_MAX_NODES;
+    o.max_gangs = RF_EXHAUST_MAX_GANGS;
+    o.max_pods = RF_EXHAUST_MAX_PODS;
+    o.max_pod_sets = RF_EXHAUST_MAX_POD_SETS;
+    o.slice_bound = false;
+    s_scan(&o, 1, 300, "pending gangs");
+    o.max_running = 3;
+    s_scan(&o, 1001, 1200, "with running gangs");
+    rf_test_no_leaks();
+}
+
+/* Racks r1 (4 hosts), r2 and r3 (2 hosts each), 8 GPUs a host; gangs A and
+ * B of 4 pods of 8 GPUs. Alone, each fits r1 (penalty 3); together one takes
+ * r1 and the other r2 and r3: 3 + 3 + 10 = 16. With `required: rack` on B,
+ * B cannot be admitted beside A in r1, so the batch's best admits one: 3. */
+#define S_NODE(n, r)                                                                                                   \
+    "{\"name\":\"" n "\",\"labels\":{\"rack\":\"" r "\",\"kubernetes.io/hostname\":\"" n "\"},"                        \
+    "\"allocatable\":{\"nvidia.com/gpu\":8}}"
+#define S_CLUSTER                                                                                                                      \
+    "{\"cluster\":{\"levels\":[\"rack\",\"kubernetes.io/hostname\"],\"level_costs\":[10,1],\"nodes\":[" S_NODE("a1", "r1") "," S_NODE( \
+        "a2",                                                                                                                          \
+        "r1") "," S_NODE("a3",                                                                                                         \
+                         "r1") "," S_NODE("a4",                                                                                        \
+                                          "r1") "," S_NODE("b1",                                                                       \
+                                                           "r2") "," S_NODE("b2",                                                      \
+                                                                            "r2") "," S_NODE("c1",                                     \
+                                                                                             "r3") "," S_NODE("c2",                    \
+                                                                                                              "r3") "]},"
+
+Test(ilp_lagrange, sees_what_gangs_take_from_each_other)
+{
+    rf_problem_t *pb = rf_test_parse(
+        S_CLUSTER "\"gangs\":[{\"name\":\"A\",\"pod_sets\":[{\"name\":\"w\",\"count\":4,\"requests\":{\"nvidia.com/"
+                  "gpu\":8}}]},{\"name\":\"B\",\"pod_sets\":[{\"name\":\"w\",\"count\":4,\"requests\":{\"nvidia.com/"
+                  "gpu\":8}}]}]}");
+    rf_answer_t *g = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, g, "greedy");
+    cr_assert_float_eq(g->summary.penalty, 16, 1e-9, "greedy penalty %g", g->summary.penalty);
+    for (int32_t threads = 1; threads <= 2; threads++) {
+        rf__ilp_lagr_stats_t st;
+        double b = rf__ilp_lagrange_bound(pb, g, rf_now_ms() + 10000, threads, &st);
+        cr_assert_float_eq(b, 16, 1e-9, "threads %d: bound %g (L %g, %d steps), want 16", threads, b, st.lagrangian,
+                           st.iterations);
+    }
+    rf_answer_destroy(&g);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+Test(ilp_lagrange, keeps_required_levels)
+{
+    /* one gang of 6 hosts, required in one rack: no rack has 6, so it is
+     * rejected; a second gang of 4 hosts takes r1 (penalty 3). A bound that
+     * dropped the required level would still be valid; this checks the
+     * program with it reaches the optimum 3 and never above. */
+    rf_problem_t *pb = rf_test_parse(
+        S_CLUSTER "\"gangs\":[{\"name\":\"A\",\"topology\":{\"required\":\"rack\"},\"pod_sets\":[{\"name\":\"w\","
+                  "\"count\":6,\"requests\":{\"nvidia.com/gpu\":8}}]},{\"name\":\"B\",\"pod_sets\":[{\"name\":\"w\","
+                  "\"count\":4,\"requests\":{\"nvidia.com/gpu\":8}}]}]}");
+    rf_answer_t *g = rf_test_solve(pb, RF_MODE_ILP, 1, 2000);
+    rf_test_assert_feasible(pb, g, "ilp");
+    cr_assert_float_eq(g->summary.penalty, 3, 1e-9, "penalty %g", g->summary.penalty);
+    rf__ilp_lagr_stats_t st;
+    double b = rf__ilp_lagrange_bound(pb, g, rf_now_ms() + 10000, 1, &st);
+    cr_assert_float_eq(b, 3, 1e-9, "bound %g (L %g, %d steps), want 3", b, st.lagrangian, st.iterations);
+    rf_answer_destroy(&g);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* The three contended batches of tests/data/ilp/misses-* with their optima
+ * from an independent exact solver: the bound for the optimum's values is
+ * never above the optimum's penalty. */
+Test(ilp_lagrange, never_above_the_known_optima_of_the_missed_batches)
+{
+    const char *names[] = {"batch-24n-a", "batch-64n-b", "batch-64n-c"};
+    for (int i = 0; i < 3; i++) {
+        char path[512], opt_path[512];
+        snprintf(path, sizeof path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.json", names[i]);
+        snprintf(opt_path, sizeof opt_path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.optimum.answer.json", names[i]);
+        rf_problem_t *pb = NULL;
+        rf_error_t err;
+        cr_assert_eq(rf_problem_from_json_file(path, NULL, &pb, &err), RF_OK, "%s: %s", path, err.message);
+        char *text = NULL;
+        size_t len = 0;
+        cr_assert_eq(rf__read_file(opt_path, 1 << 20, &text, &len, &err), RF_OK, "%s", err.message);
+        rf_answer_t *opt = NULL;
+        cr_assert_eq(rf_answer_from_json(pb, text, len, &opt, &err), RF_OK, "%s: %s", opt_path, err.message);
+        cr_assert_eq(rf_answer_finish(opt), RF_OK);
+        rf__ilp_lagr_stats_t st;
+        double b = rf__ilp_lagrange_bound(pb, opt, rf_now_ms() + 5000, 2, &st);
+        cr_assert(b >= 0 && b <= opt->summary.penalty + 1e-6, "%s: bound %g, optimum %g", names[i], b,
+                  opt->summary.penalty);
+        double lp = rf__ilp_lp_bound(pb, opt, false, rf_now_ms() + 30000, NULL);
+        cr_log_info("%s: Lagrangian bound %g (%d steps), LP bound %g, optimum %g", names[i], b, st.iterations, lp,
+                    opt->summary.penalty);
+        rf_answer_destroy(&opt);
+        free(text);
+        rf_problem_destroy(&pb);
+    }
+    rf_test_no_leaks();
+}

@@ -402,7 +402,8 @@ static bool s_combine(s_work_t *w, int32_t *ahi, const double *C, int32_t chi, i
             }
         }
     }
-    memcpy(A, T, ((size_t)nhi + 1) * sizeof *A);
+    w->A = T; /* the new A; the old one is the next scratch */
+    w->T = A;
     *ahi = nhi;
     return true;
 }
@@ -626,7 +627,18 @@ static bool s_gang(const s_lg_t *s, s_work_t *w, int32_t g, double *price)
     }
     const int64_t lo = pss->min_count > pss->n_bound_pods ? pss->min_count - pss->n_bound_pods : 0;
     const int64_t hi = pss->count > pss->n_bound_pods ? pss->count - pss->n_bound_pods : 0;
-    (void)s_prices(s, pss, q.ps, k, price);
+    int32_t cu = s_prices(s, pss, q.ps, k, price);
+    if (gg->n_pod_sets == 1 && B == 0 && hi == 1) { /* one pod: one domain per level, no penalty */
+        if (cu >= 0) {
+            out->S = price[cu];
+            out->u[out->n] = cu;
+            out->p[out->n] = q.ps;
+            out->k[out->n++] = 1;
+            out->units += vr >= 0 ? (double)pss->requests[vr] : 0;
+            out->pods += 1;
+        }
+        return true;
+    }
     q.K = (int32_t)hi;
     if (q.bound)
         pen += s_mark(s, w, gg, &q, 1);

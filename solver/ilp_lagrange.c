@@ -55,6 +55,9 @@
  * penalty itself, far above the optimum of L on contended batches, made the
  * first hundred steps overshoot: gpu-1024 at 130 ms 1,035 against 1,113). */
 #define S_TARGET 0.5
+/* The most the dynamic programs' tables (domains x pods, per thread) may
+ * take; a batch above it gets no Lagrangian bound. */
+#define S_MAX_TABLE_BYTES (256.0 * 1024 * 1024)
 
 /* A class a pod set may use: class, pods on one of its nodes, pods in all. */
 typedef struct {
@@ -70,6 +73,7 @@ typedef struct {
     int32_t *u, *p;
     int64_t *k;
     double units, pods; /* its value and pods, bound pods included */
+    double mag;         /* the magnitude of the terms summed into S (for rounding) */
 } s_sol_t;
 
 typedef struct {
@@ -96,6 +100,8 @@ typedef struct {
     int32_t kmax; /* the most new pods of any pod set */
     s_sol_t *sol; /* [G] */
     bool integral;
+    double deadline; /* rf_now_ms(): a pass not done by then is abandoned */
+    int late;        /* set (OpenMP atomic) when a pass is abandoned */
 } s_lg_t;
 
 /* One thread's scratch for the dynamic program. */
@@ -291,11 +297,18 @@ static void s_fini(s_lg_t *s)
     rf__ilp_classes_fini(&s->c);
 }
 
+/* The domains the program keeps a row of F for: every level above the
+ * host (domains are numbered level by level). */
+static size_t s_domain_rows(const s_lg_t *s)
+{
+    return s->c.zl > 0 ? (size_t)s->c.tree.level_start[s->c.zl] : 0;
+}
+
 static bool s_work_init(s_work_t *w, const s_lg_t *s)
 {
     const size_t D1 = (size_t)s->c.tree.n_domains + 1, K1 = (size_t)s->kmax + 1;
     memset(w, 0, sizeof *w);
-    w->F = malloc(D1 * K1 * sizeof *w->F);
+    w->F = malloc((s_domain_rows(s) + 1) * K1 * sizeof *w->F);
     w->fhi = malloc(D1 * sizeof *w->fhi);
     w->A = malloc(K1 * sizeof *w->A);
     w->T = malloc(K1 * sizeof *w->T);
@@ -364,10 +377,30 @@ static int32_t *s_step(s_work_t *w, int32_t item, bool dom, int32_t n)
     return c;
 }
 
+/* Past the deadline (looked at every 16th domain, and always at the first)?
+ * Then the pass is abandoned: one gang's program may take long (its cost
+ * grows with the square of its pods), and the time limit must hold. */
+static bool s_late(const s_lg_t *s, int32_t i)
+{
+    int late;
+#ifdef RF_HAVE_OPENMP
+#pragma omp atomic read
+#endif
+    late = ((s_lg_t *)s)->late;
+    if (!late && (i & 15) == 0 && rf_now_ms() > s->deadline) {
+        late = 1;
+#ifdef RF_HAVE_OPENMP
+#pragma omp atomic write
+#endif
+        ((s_lg_t *)s)->late = 1;
+    }
+    return late != 0;
+}
+
 /* A[0..*ahi] (+) C[0..chi] into A, by min-plus convolution, or, when `one`,
  * by taking all pods from A or all from C (one domain of the two). */
-static bool s_combine(s_work_t *w, int32_t *ahi, const double *C, int32_t chi, int32_t K, bool one, int32_t item,
-                      bool dom)
+static bool s_combine(const s_lg_t *s, s_work_t *w, int32_t *ahi, const double *C, int32_t chi, int32_t K, bool one,
+                      int32_t item, bool dom)
 {
     int32_t nhi = one ? (chi > *ahi ? chi : *ahi) : (*ahi + chi < K ? *ahi + chi : K);
     int32_t *ch = s_step(w, item, dom, nhi);
@@ -390,6 +423,8 @@ static bool s_combine(s_work_t *w, int32_t *ahi, const double *C, int32_t chi, i
         }
     } else {
         for (int32_t i = 0; i <= *ahi; i++) {
+            if ((i & 255) == 255 && s_late(s, 0))
+                return false; /* a convolution of a gang of thousands of pods */
             if (A[i] >= S_INF)
                 continue;
             int32_t jm = chi < nhi - i ? chi : nhi - i;
@@ -432,6 +467,8 @@ static bool s_dp(const s_lg_t *s, s_work_t *w, const s_gang_dp_t *q, int32_t *rh
     /* the classes into their leaf domain (or the root when there is no domain level) */
     int32_t nleaf = zl > 0 ? t->level_start[zl] - t->level_start[zl - 1] : 1;
     for (int32_t li = 0; li < nleaf; li++) {
+        if (s_late(s, li))
+            return false;
         int32_t d = zl > 0 ? t->level_start[zl - 1] + li : t->n_domains;
         int32_t ahi = 0;
         w->A[0] = 0;
@@ -451,7 +488,7 @@ static bool s_dp(const s_lg_t *s, s_work_t *w, const s_gang_dp_t *q, int32_t *rh
                 int64_t hosts = (k + e->fit - 1) / e->fit - (bu ? 1 : 0);
                 C[k] = k * q->price[u] + wh * (double)hosts;
             }
-            if (!s_combine(w, &ahi, C, chi, K, hostreq, u, false))
+            if (!s_combine(s, w, &ahi, C, chi, K, hostreq, u, false))
                 return false;
         }
         w->st1[d] = w->n_st;
@@ -472,6 +509,8 @@ static bool s_dp(const s_lg_t *s, s_work_t *w, const s_gang_dp_t *q, int32_t *rh
         int32_t first = l > 0 ? t->level_start[l - 1] : t->n_domains;
         int32_t last = l > 0 ? t->level_start[l] : t->n_domains + 1;
         for (int32_t pd = first; pd < last; pd++) {
+            if (s_late(s, pd))
+                return false;
             int32_t c0 = l > 0 ? t->child_start[pd] : t->level_start[0];
             int32_t c1 = l > 0 ? c0 + t->n_children[pd] : t->level_start[1];
             int32_t ahi = 0;
@@ -480,7 +519,7 @@ static bool s_dp(const s_lg_t *s, s_work_t *w, const s_gang_dp_t *q, int32_t *rh
             for (int32_t cd = c0; cd < c1; cd++) {
                 if (one && q->bound && !w->mark[cd])
                     continue; /* one domain there, and its bound pods are elsewhere */
-                if (!s_combine(w, &ahi, &w->F[(int64_t)cd * K1], w->fhi[cd], K, one, cd, true))
+                if (!s_combine(s, w, &ahi, &w->F[(int64_t)cd * K1], w->fhi[cd], K, one, cd, true))
                     return false;
             }
             w->st1[pd] = w->n_st;
@@ -519,7 +558,7 @@ static void s_back(const s_lg_t *s, const s_work_t *w, int32_t d, int32_t k, int
 
 /* Pod set ps_i's price per pod on each class it may use (into price[u]), and
  * its cheapest class (-1 when none). */
-static int32_t s_prices(const s_lg_t *s, const rf_pod_set_t *ps, int64_t ps_i, int32_t k, double *price)
+static int32_t s_prices(const s_lg_t *s, const rf_pod_set_t *ps, int64_t ps_i, int32_t k, double *price, double *mag)
 {
     const int32_t R = s->c.R, vr = s->pb->options.value_resource;
     double v = vr >= 0 ? (double)ps->requests[vr] : 0;
@@ -534,6 +573,7 @@ static int32_t s_prices(const s_lg_t *s, const rf_pod_set_t *ps, int64_t ps_i, i
                 pr += s->lam[row] * (double)ps->requests[r] * s->rscale[r];
         }
         price[u] = pr;
+        *mag = fmax(*mag, fabs(pr) * (double)ps->count);
         if (pr < cheapest) {
             cheapest = pr;
             cu = u;
@@ -578,6 +618,7 @@ static bool s_gang(const s_lg_t *s, s_work_t *w, int32_t g, double *price)
     out->n = 0;
     out->units = out->pods = 0;
     out->S = S_INF;
+    out->mag = 0;
     int32_t pstar = 0;
     int64_t B = 0;
     bool outside = false;
@@ -599,7 +640,11 @@ static bool s_gang(const s_lg_t *s, s_work_t *w, int32_t g, double *price)
         q.wl[l] = outside ? 0 : gg->bandwidth * pb->level_costs[l];
         pen -= q.wl[l];
     }
-    double rest = 0; /* the bound pods' value and the other pod sets' pods */
+    int64_t pods_all = 0;
+    for (int32_t p = 0; p < gg->n_pod_sets; p++)
+        pods_all += gg->pod_sets[p].count;
+    out->mag = -pen * (double)(pods_all + 1); /* every domain it could open */
+    double rest = 0;                          /* the bound pods' value and the other pod sets' pods */
     for (int32_t p = 0; p < gg->n_pod_sets; p++) {
         const rf_pod_set_t *ps = &gg->pod_sets[p];
         double v = vr >= 0 ? (double)ps->requests[vr] : 0;
@@ -610,7 +655,7 @@ static bool s_gang(const s_lg_t *s, s_work_t *w, int32_t g, double *price)
             continue;
         const int64_t lo = ps->min_count > ps->n_bound_pods ? ps->min_count - ps->n_bound_pods : 0;
         const int64_t hi = ps->count > ps->n_bound_pods ? ps->count - ps->n_bound_pods : 0;
-        int32_t cu = s_prices(s, ps, s->ps0[g] + p, k, price);
+        int32_t cu = s_prices(s, ps, s->ps0[g] + p, k, price, &out->mag);
         if (cu < 0 && lo > 0)
             return true; /* cannot be admitted */
         if (cu < 0)
@@ -627,7 +672,7 @@ static bool s_gang(const s_lg_t *s, s_work_t *w, int32_t g, double *price)
     }
     const int64_t lo = pss->min_count > pss->n_bound_pods ? pss->min_count - pss->n_bound_pods : 0;
     const int64_t hi = pss->count > pss->n_bound_pods ? pss->count - pss->n_bound_pods : 0;
-    int32_t cu = s_prices(s, pss, q.ps, k, price);
+    int32_t cu = s_prices(s, pss, q.ps, k, price, &out->mag);
     if (gg->n_pod_sets == 1 && B == 0 && hi == 1) { /* one pod: one domain per level, no penalty */
         if (cu >= 0) {
             out->S = price[cu];
@@ -650,8 +695,9 @@ static bool s_gang(const s_lg_t *s, s_work_t *w, int32_t g, double *price)
         return false;
     double got = S_INF;
     int64_t kk = -1;
-    /* a gang with no pod at all is not admitted (rejecting covers it) */
-    int64_t k0 = lo == 0 && B == 0 && out->n == 0 ? 1 : lo;
+    /* a gang with no pod at all is not admitted (rejecting covers it); with
+     * the largest pod set empty and others placed, its penalty is >= 0 (below) */
+    int64_t k0 = lo == 0 && B == 0 ? 1 : lo;
     for (int64_t n = k0; n <= hi && n <= rhi; n++)
         if (pen + w->A[n] < got) {
             got = pen + w->A[n];
@@ -690,7 +736,7 @@ static bool s_setup(s_lg_t *s, const rf_problem_t *pb, const rf_answer_t *ans)
 }
 
 /* One evaluation: every gang's part (in parallel), then L. */
-static bool s_eval(s_lg_t *s, s_work_t *w, double *price, int32_t threads, double *L)
+static bool s_eval(s_lg_t *s, s_work_t *w, double *price, int32_t threads, double *L, double *mag)
 {
     bool ok = true;
 #ifdef RF_HAVE_OPENMP
@@ -701,17 +747,27 @@ static bool s_eval(s_lg_t *s, s_work_t *w, double *price, int32_t threads, doubl
 #ifdef RF_HAVE_OPENMP
         tid = omp_get_thread_num();
 #endif
-        ok = s_gang(s, &w[tid], g, &price[(int64_t)tid * (s->c.n_units + 1)]) && ok;
+        if (!s_late(s, 1)) /* (only reads the flag) */
+            ok = s_gang(s, &w[tid], g, &price[(int64_t)tid * (s->c.n_units + 1)]) && ok;
     }
     (void)threads;
-    double v = 0;
-    for (int32_t g = 0; g < s->G; g++)
+    if (s->late)
+        return false;
+    double v = 0, m = 0;
+    for (int32_t g = 0; g < s->G; g++) {
         v += fmin(0, s->sol[g].S);
-    for (int32_t i = 0; i < s->n_rows; i++)
+        m += s->sol[g].S < 0 ? s->sol[g].mag : 0;
+    }
+    for (int32_t i = 0; i < s->n_rows; i++) {
         v -= s->lam[i] * s->cap[i];
-    for (int32_t k = 0; k < s->K; k++)
+        m += s->lam[i] * s->cap[i];
+    }
+    for (int32_t k = 0; k < s->K; k++) {
         v += s->mu[k] * s->U[k] / s->sv + s->nu[k] * s->P[k];
+        m += fabs(s->mu[k] * s->U[k] / s->sv) + fabs(s->nu[k] * s->P[k]);
+    }
     *L = v;
+    *mag = m;
     return ok;
 }
 
@@ -751,7 +807,7 @@ static bool s_step_mult(s_lg_t *s, double *use, double *gk, double theta, double
         gk[2 * k + 1] = s->P[k] - gk[2 * k + 1];
         norm += gk[2 * k] * gk[2 * k] + gk[2 * k + 1] * gk[2 * k + 1];
     }
-    if (norm <= 1e-18)
+    if (norm <= 1e-12) /* (a step along a vanishing residual would throw the multipliers far) */
         return false;
     double t = theta * gap / norm;
     for (int32_t i = 0; i < s->n_rows; i++)
@@ -776,7 +832,7 @@ double rf__ilp_lagrange_bound(const rf_problem_t *pb, const rf_answer_t *ans, do
             return -1;
     const double kept = rf_answer_kept_penalty(ans), ub = ans->summary.penalty - kept;
     if (ub <= 0)
-        return -1; /* nothing to prove beyond the kept gangs */
+        return kept; /* the free gangs' penalty is 0: nothing is below it */
     double t0 = rf_now_ms(), bound = -1;
     threads = threads < 1 ? 1 : threads;
     s_lg_t s;
@@ -784,7 +840,11 @@ double rf__ilp_lagrange_bound(const rf_problem_t *pb, const rf_answer_t *ans, do
     s_work_t *w = calloc((size_t)threads, sizeof *w);
     double *price = NULL, *use = NULL, *gk = NULL;
     int32_t nw = 0;
-    if (!w || !s_setup(&s, pb, ans))
+    s.deadline = deadline_ms;
+    if (!w || !s_setup(&s, pb, ans) || rf_now_ms() > deadline_ms)
+        goto done;
+    /* the programs' rows: the domains' least costs, per thread */
+    if ((double)(s_domain_rows(&s) + 1) * (s.kmax + 1) * sizeof(double) * threads > S_MAX_TABLE_BYTES)
         goto done;
     for (; nw < threads; nw++)
         if (!s_work_init(&w[nw], &s)) {
@@ -799,19 +859,20 @@ double rf__ilp_lagrange_bound(const rf_problem_t *pb, const rf_answer_t *ans, do
     st->n_units = s.c.n_units;
     st->n_rows = s.n_rows + 2 * s.K;
     st->setup_ms = rf_now_ms() - t0;
-    double best = -S_INF, theta = S_THETA0, it_ms = 0;
+    double best = -S_INF, best_mag = 0, theta = S_THETA0, it_ms = 0;
     int32_t stale = 0;
     for (;;) {
         double t1 = rf_now_ms();
         if (t1 + it_ms > deadline_ms)
             break;
-        double L;
-        if (!s_eval(&s, w, price, threads, &L))
-            goto done;
+        double L, mag;
+        if (!s_eval(&s, w, price, threads, &L, &mag))
+            break; /* abandoned at the deadline (or out of memory): the best so far stands */
         st->iterations++;
         it_ms = fmax(it_ms, rf_now_ms() - t1);
         if (L > best + 1e-9 * fmax(1, fabs(best))) {
             best = L;
+            best_mag = mag;
             stale = 0;
         } else if (++stale >= S_PATIENCE) {
             theta /= 2;
@@ -824,7 +885,8 @@ double rf__ilp_lagrange_bound(const rf_problem_t *pb, const rf_answer_t *ans, do
     }
     st->lagrangian = best;
     if (best > -S_INF) {
-        double lb = best - 1e-6 * fmax(1, fabs(best));
+        /* below by more than the rounding of the sums that made it */
+        double lb = best - 1e-6 * fmax(1, fabs(best)) - 1e-9 * best_mag;
         if (s.integral)
             lb = ceil(lb);
         bound = fmax(0, lb) + kept;

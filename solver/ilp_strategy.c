@@ -176,7 +176,10 @@ rf_status rf__ilp_run(const rf_solve_ctx_t *ctx, const rf_answer_t *first, const
     }
     if (rc != RF_OK)
         goto done;
-    if (ans->summary.penalty > bound + 1e-6) /* the Lagrangian bound (issue 10), anytime */
+    /* the Lagrangian bound (issue 10), anytime once its classes are built
+     * (about a greedy pass; on fabric-16384 a few of them) */
+    if (ans->summary.penalty > bound + 1e-6 &&
+        S_LAGR_SHARE * rf__ilp_left(&ck) > 4 * ck.greedy_ms + 2 * RF__ILP_MIN_SLICE_MS)
         bound =
             fmax(bound, rf__ilp_lagrange_bound(pb, ans, rf_now_ms() + S_LAGR_SHARE * rf__ilp_left(&ck), threads, NULL));
     if (ans->summary.penalty > bound + 1e-6) /* the contention LP (issue 10) */

@@ -12,7 +12,12 @@
  *   fits one rack but together one of them must span two (penalty 16): the
  *   bound reaches 16; and a required level, which the dynamic program keeps
  *   (one domain at that level), on a cluster where no rack can hold the gang
- *   whole. */
+ *   whole;
+ * - the deadline: one elastic gang of 100,000 one-CPU pods on 40 racks of 20
+ *   hosts (a dynamic program of seconds per step); given 100 ms the bound
+ *   abandons its pass and returns none, in far less than the step would take
+ *   (the review measured 1.8 s before the clock was looked at inside a step;
+ *   the check allows ten times the deadline for a loaded machine). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +30,7 @@
 #include "clock.h"
 #include "file.h"
 #include "ilp_bound.h"
+#include "jw.h"
 #include "rackfit/rackfit.h"
 
 /* One random tiny problem: -1 out of scope or preempting, else 1 when the
@@ -176,5 +182,36 @@ Test(ilp_lagrange, never_above_the_known_optima_of_the_missed_batches)
         free(text);
         rf_problem_destroy(&pb);
     }
+    rf_test_no_leaks();
+}
+
+Test(ilp_lagrange, abandons_a_pass_at_the_deadline)
+{
+    rf__jw_t j;
+    rf__jw_init(&j);
+    rf__jw_printf(&j, "{\"cluster\":{\"levels\":[\"rack\",\"kubernetes.io/hostname\"],\"level_costs\":[10,1],"
+                      "\"nodes\":[");
+    for (int r = 0; r < 40; r++)
+        for (int h = 0; h < 20; h++)
+            rf__jw_printf(&j,
+                          "%s{\"name\":\"r%dh%d\",\"labels\":{\"rack\":\"r%d\",\"kubernetes.io/hostname\":"
+                          "\"r%dh%d\"},\"allocatable\":{\"cpu\":\"96\"}}",
+                          r || h ? "," : "", r, h, r, r, h);
+    rf__jw_printf(&j, "]},\"gangs\":[{\"name\":\"A\",\"pod_sets\":[{\"name\":\"w\",\"count\":100000,"
+                      "\"min_count\":1,\"requests\":{\"cpu\":\"1\"}}]}]}");
+    cr_assert(!j.oom);
+    rf_problem_t *pb = rf_test_parse(j.p);
+    rf__jw_fini(&j);
+    rf_answer_t *g = rf_test_solve(pb, RF_MODE_GREEDY, 1, 5000);
+    rf_test_assert_feasible(pb, g, "greedy");
+    cr_assert_gt(g->summary.penalty, 0);
+    double t0 = rf_now_ms();
+    rf__ilp_lagr_stats_t st;
+    double b = rf__ilp_lagrange_bound(pb, g, t0 + 100, 2, &st);
+    double took = rf_now_ms() - t0;
+    cr_assert(b <= g->summary.penalty + 1e-6, "bound %g above the answer's penalty %g", b, g->summary.penalty);
+    cr_assert_lt(took, 1000, "took %.0f ms against a 100 ms deadline (%d steps)", took, st.iterations);
+    rf_answer_destroy(&g);
+    rf_problem_destroy(&pb);
     rf_test_no_leaks();
 }

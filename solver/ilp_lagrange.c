@@ -45,12 +45,17 @@
 #endif
 
 #define S_INF 1e300
-/* The subgradient steps: Polyak's rule theta (UB - L) / |g|^2, theta from
- * S_THETA0 halved after S_PATIENCE steps without a better L, until it is
- * below S_THETA_MIN (measured on gpu-1024 and lingjun-847: bench/RESULTS.md). */
-#define S_THETA0    2.0
-#define S_PATIENCE  20
-#define S_THETA_MIN 1e-4
+/* The subgradient steps: Polyak's rule theta (target - L) / |g|^2, theta from
+ * S_THETA0 halved after `patience` steps without a better L, until it is
+ * below S_THETA_MIN. The patience is S_PATIENCE, or a 1/S_PATIENCE_SHARE of
+ * the steps the time left allows when that is more (up to S_PATIENCE_MAX):
+ * a slower halving climbs further when there is time for it (lingjun-847 in
+ * 3 s: 1,287 with 20, 1,336 with 80; bench/RESULTS.md). */
+#define S_THETA0         2.0
+#define S_PATIENCE       20
+#define S_PATIENCE_SHARE 30
+#define S_PATIENCE_MAX   100
+#define S_THETA_MIN      1e-6
 /* Polyak's target: halfway between the best L and the answer's penalty (the
  * penalty itself, far above the optimum of L on contended batches, made the
  * first hundred steps overshoot: gpu-1024 at 130 ms 1,035 against 1,113). */
@@ -771,6 +776,12 @@ static bool s_eval(s_lg_t *s, s_work_t *w, double *price, int32_t threads, doubl
     return ok;
 }
 
+static int32_t s_patience(double deadline_ms, double step_ms)
+{
+    double fit = (deadline_ms - rf_now_ms()) / fmax(step_ms, 1e-3) / S_PATIENCE_SHARE;
+    return fit > S_PATIENCE_MAX ? S_PATIENCE_MAX : fit > S_PATIENCE ? (int32_t)fit : S_PATIENCE;
+}
+
 /* A projected subgradient step of size theta (UB - L) / |g|^2; false when
  * the subgradient is zero (L is then the best these multipliers give). */
 static bool s_step_mult(s_lg_t *s, double *use, double *gk, double theta, double gap)
@@ -874,7 +885,7 @@ double rf__ilp_lagrange_bound(const rf_problem_t *pb, const rf_answer_t *ans, do
             best = L;
             best_mag = mag;
             stale = 0;
-        } else if (++stale >= S_PATIENCE) {
+        } else if (++stale >= s_patience(deadline_ms, it_ms)) {
             theta /= 2;
             stale = 0;
         }

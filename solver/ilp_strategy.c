@@ -176,10 +176,13 @@ rf_status rf__ilp_run(const rf_solve_ctx_t *ctx, const rf_answer_t *first, const
     }
     if (rc != RF_OK)
         goto done;
-    /* the Lagrangian bound (issue 10), anytime once its classes are built
-     * (about a greedy pass; on fabric-16384 a few of them) */
+    /* the Lagrangian bound (issue 10), anytime once its classes and entries
+     * are built, which its clock does not interrupt: about 7 ns per node x
+     * pod set on an idle core (1.5 ms on gpu-1024, 113 ms on fabric-16384);
+     * twice 10 ns must fit */
+    double lagr_setup_ms = 1 + 1e-5 * (double)exact_cols / 2;
     if (ans->summary.penalty > bound + 1e-6 &&
-        S_LAGR_SHARE * rf__ilp_left(&ck) > 4 * ck.greedy_ms + 2 * RF__ILP_MIN_SLICE_MS)
+        S_LAGR_SHARE * rf__ilp_left(&ck) > 2 * lagr_setup_ms + RF__ILP_MIN_SLICE_MS)
         bound =
             fmax(bound, rf__ilp_lagrange_bound(pb, ans, rf_now_ms() + S_LAGR_SHARE * rf__ilp_left(&ck), threads, NULL));
     if (ans->summary.penalty > bound + 1e-6) /* the contention LP (issue 10) */

@@ -127,8 +127,8 @@ const char *rf_problem_strdup(rf_problem_t *problem, const char *s, size_t len)
 
 int32_t rf_problem_resource(rf_problem_t *problem, const char *name)
 {
-    for (int32_t i = 0; i < problem->n_resources; i++)
-        if (strcmp(problem->resources[i], name) == 0)
+    for (int32_t i = 0; i < problem->n_resources; i++) /* (first bytes first: called per quantity read) */
+        if (problem->resources[i][0] == name[0] && strcmp(problem->resources[i], name) == 0)
             return i;
     int32_t n = problem->n_resources;
     if (n >= INT32_MAX / 2)

@@ -318,6 +318,8 @@ rf_qty_kind rf_qty_kind_of(const char *resource)
 {
     if (!resource)
         return RF_QTY_WHOLE;
+    if (!strchr("cmesh", resource[0]) || !resource[0]) /* none of the names below (called per quantity read) */
+        return RF_QTY_WHOLE;
     if (strcmp(resource, "cpu") == 0)
         return RF_QTY_MILLI;
     if (strcmp(resource, "memory") == 0 || strcmp(resource, "ephemeral-storage") == 0 ||

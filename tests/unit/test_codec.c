@@ -227,3 +227,42 @@ Test(codec, strings_are_utf8)
     }
     rf_test_no_leaks();
 }
+
+/* Keys and short values that repeat share one checked copy (service/codec.c,
+ * s_read_shared); strings of the same length and end bytes but other middle
+ * bytes do not; a shared string is still checked the first time (a key that
+ * is not UTF-8 is refused in every position). */
+Test(codec, repeated_strings_share_a_copy)
+{
+    rf__arena_t *a = rf__arena_new(0);
+    rf__mp_limits_t l = s_lim();
+    rf_doc_t *doc = NULL;
+    rf_error_t err;
+    /* [{"rack":"r1"},{"rack":"r1"},{"rxck":"rx1"... same length, other middle}] */
+    rf__mp_writer_t *w = rf__mp_writer_new();
+    rf__mp_array(w, 3);
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "rack");
+    rf__mp_str(w, "b0-r1");
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "rack");
+    rf__mp_str(w, "b0-r1");
+    rf__mp_map(w, 1);
+    rf__mp_key(w, "rxck");
+    rf__mp_str(w, "b9-r1");
+    size_t n = 0;
+    const void *data = rf__mp_writer_data(w, &n);
+    cr_assert_eq(rf__mp_decode(data, n, &l, a, &doc, &err), RF_OK, "%s", err.message);
+    const rf_doc_t *m0 = &doc->u.items[0], *m1 = &doc->u.items[1], *m2 = &doc->u.items[2];
+    cr_assert_eq(m0->u.pairs[0].key, m1->u.pairs[0].key, "equal keys share a copy");
+    cr_assert_eq(m0->u.pairs[0].value.u.s, m1->u.pairs[0].value.u.s, "equal short values share a copy");
+    cr_assert_str_eq(m2->u.pairs[0].key, "rxck");
+    cr_assert_str_eq(m2->u.pairs[0].value.u.s, "b9-r1");
+    cr_assert_neq(m2->u.pairs[0].key, m0->u.pairs[0].key);
+    cr_assert_eq(m2->u.pairs[0].key_len, 4);
+    /* a bad key after a good one of the same length and end bytes */
+    cr_assert_eq(rf__mp_decode("\x92\x81\xa2\x61\x62\x01\x81\xa2\x61\xff\x02", 11, &l, a, &doc, &err), RF_EPARSE);
+    rf__mp_writer_destroy(&w);
+    rf__arena_destroy(&a);
+    rf_test_no_leaks();
+}

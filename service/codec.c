@@ -306,15 +306,13 @@ typedef struct {
 } s_seg_t;
 
 /* Map keys repeat (every node has "name", "labels", the same label and
- * resource names), and so do short values (quantities, rack and block
- * names): a string whose bytes equal a recent one's of the same slot (by
- * length and end bytes; keys and values apart) shares that string's checked
- * copy instead of being checked and copied again. The documents are
- * read-only, so sharing is safe. 16,384-node problem (callgrind, the codec
- * and the schema reader): -11 % of the instructions for keys, -1 % more for
- * short values. */
-#define S_KEY_SLOTS   64
-#define S_SHORT_VALUE 24 /* values up to this many bytes are shared too */
+ * resource names): a key whose bytes equal a recent key's of the same slot
+ * (by length and end bytes) shares that key's checked copy instead of being
+ * checked and copied again; the documents are read-only. 16,384-node
+ * problem (callgrind, the codec and the schema reader): -11 % of the
+ * instructions. Sharing short values too saved 1 % more instructions but
+ * measured slower in wall time (14-15 ms against 24 ms in most runs). */
+#define S_KEY_SLOTS 64
 
 typedef struct {
     const char *s;
@@ -327,7 +325,7 @@ typedef struct {
     rf_error_t *err;
     s_seg_t seg[RF__MP_MAX_DEPTH + 2];
     int n_seg;
-    s_key_t keys[2][S_KEY_SLOTS]; /* keys, short values */
+    s_key_t keys[S_KEY_SLOTS];
     char path[RF_ERROR_PATH_MAX];
 } s_dec_t;
 
@@ -491,21 +489,20 @@ static rf_status s_read_str(s_dec_t *d, s_cur_t *c, uint64_t n, const char **s, 
     return RF_OK;
 }
 
-/* A string of n bytes at the cursor (table 0: a map key; 1: a value): a
- * recent one's copy when the bytes are the same, else checked and copied. */
-static rf_status s_read_shared(s_dec_t *d, s_cur_t *c, uint64_t n, const char **s, uint32_t *len, int table)
+/* A map key of n bytes at the cursor: a recent key's copy when the bytes
+ * are the same, else checked and copied as any string. */
+static rf_status s_read_key(s_dec_t *d, s_cur_t *c, uint64_t n, const char **s, uint32_t *len)
 {
-    const char *what = table == 0 ? "a key" : "a string";
-    if (n == 0 || n > (uint64_t)(c->end - c->p) || (table == 1 && n > S_SHORT_VALUE))
-        return s_read_str(d, c, n, s, len, what);
-    s_key_t *k = &d->keys[table][(n * 7 + c->p[0] + c->p[n - 1] * 3) % S_KEY_SLOTS];
+    if (n == 0 || n > (uint64_t)(c->end - c->p))
+        return s_read_str(d, c, n, s, len, "a key");
+    s_key_t *k = &d->keys[(n * 7 + c->p[0] + c->p[n - 1] * 3) % S_KEY_SLOTS];
     if (k->s && k->len == n && memcmp(k->s, c->p, n) == 0) {
         *s = k->s;
         *len = (uint32_t)n;
         c->p += n;
         return RF_OK;
     }
-    RF_CALL(s_read_str(d, c, n, s, len, what));
+    RF_CALL(s_read_str(d, c, n, s, len, "a key"));
     *k = (s_key_t){*s, (uint32_t)n};
     return RF_OK;
 }
@@ -558,7 +555,7 @@ static rf_status s_read_map(s_dec_t *d, s_cur_t *c, uint64_t n, rf_doc_t *out)
         int64_t kl = s_str_header(c);
         if (kl < 0)
             return rf_error_set(d->err, RF_EPARSE, s_path(d), "a map key must be a string");
-        RF_CALL(s_read_shared(d, c, (uint64_t)kl, &dst->key, &dst->key_len, 0));
+        RF_CALL(s_read_key(d, c, (uint64_t)kl, &dst->key, &dst->key_len));
         d->seg[d->n_seg++] = (s_seg_t){dst->key, 0};
         RF_CALL(s_read(d, c, &dst->value));
         d->n_seg--;
@@ -595,7 +592,7 @@ static rf_status s_read(s_dec_t *d, s_cur_t *c, rf_doc_t *out)
         return s_read_array(d, c, t & 0x0f, out);
     if (t <= 0xbf) {
         out->type = RF_DOC_STR;
-        return s_read_shared(d, c, t & 0x1f, &out->u.s, &out->len, 1);
+        return s_read_str(d, c, t & 0x1f, &out->u.s, &out->len, "a string");
     }
     static const signed char widths[0x20] = {/* c0 */ 0, -1, 0, 0, -2, -2, -2, -3, -3, -3, 4, 8, 1, 2, 4, 8,
                                              /* d0 */ 1, 2,  4, 8, -3, -3, -3, -3, -3, 1,  2, 4, 2, 4, 2, 4};
@@ -652,7 +649,7 @@ static rf_status s_read(s_dec_t *d, s_cur_t *c, rf_doc_t *out)
     case 0xda:
     case 0xdb:
         out->type = RF_DOC_STR;
-        return s_read_shared(d, c, v, &out->u.s, &out->len, 1);
+        return s_read_str(d, c, v, &out->u.s, &out->len, "a string");
     case 0xdc:
     case 0xdd:
         return s_read_array(d, c, v, out);

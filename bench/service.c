@@ -14,7 +14,9 @@
  * 2. closed loop, --runs times: the same N clients (REQ, one thread each)
  *    first ping for S seconds, then each sends a one-gang greedy solve that
  *    commits against a stored 1,024-node cluster, then its release (so the
- *    cluster never fills); solves/s against ping/s;
+ *    cluster never fills); solves/s against ping/s; the same with the
+ *    clients pipelined (DEALER); then the same one-gang solve without a
+ *    commit (one request a solve), REQ and pipelined, against the same pings;
  *    then a burst: 400 small solver-lane solves from 8 pipelined clients at
  *    once, counted as answered or `busy`;
  * 3. open loop: one pipelined client sends solves on a clock at R requests/s
@@ -174,15 +176,18 @@ static void s_pod_sets(rf__mp_writer_t *w, int64_t count, int64_t gpus)
     rf__mp_int(w, gpus);
 }
 
-static void s_solve_msg(rf__mp_writer_t *w, long id)
+/* A one-gang greedy solve against the stored cluster, committed or not. */
+static void s_solve_msg(rf__mp_writer_t *w, long id, bool commit)
 {
     char gang[64];
     snprintf(gang, sizeof gang, "bench/g%ld", id);
-    s_msg_head(w, 6, id, "solve");
+    s_msg_head(w, commit ? 6 : 5, id, "solve");
     rf__mp_key(w, "cluster_name");
     rf__mp_str(w, "bench");
-    rf__mp_key(w, "commit");
-    rf__mp_bool(w, true);
+    if (commit) {
+        rf__mp_key(w, "commit");
+        rf__mp_bool(w, true);
+    }
     rf__mp_key(w, "options");
     rf__mp_map(w, 1);
     rf__mp_key(w, "mode");
@@ -270,11 +275,13 @@ typedef struct {
     const s_opts_t *o;
     int index;
     double end_ms;
-    bool ping; /* ping round trips instead of solves */
+    int kind; /* S_PING round trips, S_COMMITTED solves (each then released), S_PLAIN solves */
     s_lat_t lat;
     long done;
     long stale;
 } s_worker_t;
+
+enum { S_PING, S_COMMITTED, S_PLAIN };
 
 static void *s_closed(void *arg)
 {
@@ -285,23 +292,26 @@ static void *s_closed(void *arg)
     if (!c || !w)
         s_die("client", &err);
     long id = (long)wk->index * 100000000L + 1;
-    while (wk->ping && rf_now_ms() < wk->end_ms) {
+    while (wk->kind != S_COMMITTED && rf_now_ms() < wk->end_ms) {
         void *reply = NULL;
         size_t n = 0, rn = 0;
-        s_ping_msg(w, id++);
+        if (wk->kind == S_PING)
+            s_ping_msg(w, id++);
+        else
+            s_solve_msg(w, id++, false);
         const void *msg = rf__mp_writer_data(w, &n);
         double t0 = rf_now_ms();
         if (rf_client_request(c, msg, n, &reply, &rn, &err) != RF_OK)
-            s_die("ping", &err);
+            s_die(wk->kind == S_PING ? "ping" : "solve", &err);
         s_lat_add(&wk->lat, rf_now_ms() - t0);
-        s_expect_ok(reply, rn, "ping");
+        s_expect_ok(reply, rn, wk->kind == S_PING ? "ping" : "solve");
         free(reply);
         wk->done++;
     }
-    while (!wk->ping && rf_now_ms() < wk->end_ms) {
+    while (wk->kind == S_COMMITTED && rf_now_ms() < wk->end_ms) {
         void *reply = NULL;
         size_t n = 0, rn = 0;
-        s_solve_msg(w, id);
+        s_solve_msg(w, id, true);
         const void *msg = rf__mp_writer_data(w, &n);
         double t0 = rf_now_ms();
         if (rf_client_request(c, msg, n, &reply, &rn, &err) != RF_OK)
@@ -364,10 +374,10 @@ static void *s_pipelined(void *arg)
     long next = (long)wk->index * 100000000L + 500000000L, in_flight = 0;
     for (; in_flight < S_WINDOW; in_flight++, next++) {
         size_t n = 0;
-        if (wk->ping)
+        if (wk->kind == S_PING)
             s_ping_msg(w, next);
         else
-            s_solve_msg(w, next);
+            s_solve_msg(w, next, wk->kind == S_COMMITTED);
         const void *msg = rf__mp_writer_data(w, &n);
         if (rf_client_send(c, msg, n, &err) != RF_OK)
             s_die("send", &err);
@@ -381,11 +391,14 @@ static void *s_pipelined(void *arg)
         free(reply);
         in_flight--;
         bool more = rf_now_ms() < wk->end_ms;
-        if (wk->ping) {
+        if (wk->kind != S_COMMITTED) {
             wk->done++;
             if (!more)
                 continue;
-            s_ping_msg(w, next++);
+            if (wk->kind == S_PING)
+                s_ping_msg(w, next++);
+            else
+                s_solve_msg(w, next++, false);
         } else if (id >= 0 && !stale) {
             s_release_msg(w, id); /* the solve committed: release it */
             wk->done++;
@@ -393,7 +406,7 @@ static void *s_pipelined(void *arg)
             wk->stale += stale;
             if (!more)
                 continue;
-            s_solve_msg(w, next++); /* a release came back (or a stale solve): the next solve */
+            s_solve_msg(w, next++, true); /* a release came back (or a stale solve): the next solve */
         }
         const void *msg = rf__mp_writer_data(w, &n);
         if (rf_client_send(c, msg, n, &err) != RF_OK)
@@ -410,8 +423,9 @@ typedef struct {
     long stale;
 } s_result_t;
 
-/* One closed-loop phase of o->seconds: every client pings, or solves. */
-static s_result_t s_closed_run(const s_opts_t *o, bool ping, bool pipelined)
+/* One closed-loop phase of o->seconds: every client pings, or solves
+ * (`kind`). */
+static s_result_t s_closed_run(const s_opts_t *o, int kind, bool pipelined)
 {
     s_worker_t *wk = calloc((size_t)o->clients, sizeof *wk);
     pthread_t *th = calloc((size_t)o->clients, sizeof *th);
@@ -419,7 +433,7 @@ static s_result_t s_closed_run(const s_opts_t *o, bool ping, bool pipelined)
     double t0 = rf_now_ms();
     round++;
     for (int k = 0; k < o->clients; k++) {
-        wk[k] = (s_worker_t){.o = o, .index = k + 100 * round, .end_ms = t0 + o->seconds * 1000, .ping = ping};
+        wk[k] = (s_worker_t){.o = o, .index = k + 100 * round, .end_ms = t0 + o->seconds * 1000, .kind = kind};
         pthread_create(&th[k], NULL, pipelined ? s_pipelined : s_closed, &wk[k]);
     }
     s_lat_t all = {0};
@@ -434,7 +448,7 @@ static s_result_t s_closed_run(const s_opts_t *o, bool ping, bool pipelined)
     }
     double el = (rf_now_ms() - t0) / 1000;
     s_result_t r = {.rate = (double)done / el,
-                    .req_rate = ((ping ? 1 : 2) * (double)done + (double)stale) / el,
+                    .req_rate = ((kind == S_COMMITTED ? 2 : 1) * (double)done + (double)stale) / el,
                     .p50 = s_pct(&all, 0.5),
                     .p99 = s_pct(&all, 0.99),
                     .stale = stale};
@@ -557,7 +571,7 @@ static void s_inproc_phase(const void *put, size_t put_len, int n)
     s_lat_t sl = {0}, rl = {0};
     for (int i = 0; i < n; i++) {
         size_t len = 0;
-        s_solve_msg(req, i + 1);
+        s_solve_msg(req, i + 1, true);
         const void *msg = rf__mp_writer_data(req, &len);
         double t0 = rf_now_ms();
         rf__ops_handle(ops, msg, len, false, t0, rep);
@@ -607,7 +621,7 @@ static void s_open_loop(const s_opts_t *op, double want)
         double now = rf_now_ms();
         while (sent < total && start + (double)sent * 1000.0 / want <= now) {
             sched[sent] = start + (double)sent * 1000.0 / want;
-            s_solve_msg(w, 1000000000L + sent);
+            s_solve_msg(w, 1000000000L + sent, true);
             size_t n = 0;
             const void *msg = rf__mp_writer_data(w, &n);
             if (rf_client_send(pc, msg, n, &err) != RF_OK)
@@ -783,8 +797,9 @@ int bench_service_main(int argc, char **argv)
 
     double rate = 0;
     for (int run = 0; run < o.runs; run++) {
-        s_result_t pr = s_closed_run(&o, true, false), sr = s_closed_run(&o, false, false);
-        s_result_t pp = s_closed_run(&o, true, true), sp = s_closed_run(&o, false, true);
+        s_result_t pr = s_closed_run(&o, S_PING, false), sr = s_closed_run(&o, S_COMMITTED, false);
+        s_result_t pp = s_closed_run(&o, S_PING, true), sp = s_closed_run(&o, S_COMMITTED, true);
+        s_result_t qr = s_closed_run(&o, S_PLAIN, false), qp = s_closed_run(&o, S_PLAIN, true);
         rate = sr.rate;
         printf("run %d, %d clients (REQ, one thread each), stored 1,024 nodes: ping %.0f round trips/s (p50 %.3f ms, "
                "p99 %.3f ms); one-gang greedy solve+commit then release %.0f committed solves/s (%.0f requests/s "
@@ -795,6 +810,10 @@ int bench_service_main(int argc, char **argv)
                "solves %.0f/s (%.0f requests/s with the releases, %ld stale): solves/ping = %.2f\n",
                run + 1, o.clients, S_WINDOW, pp.rate, sp.rate, sp.req_rate, sp.stale,
                pp.rate > 0 ? sp.rate / pp.rate : 0);
+        printf("run %d, the same %d clients, one-gang greedy solves without commit (one request each): REQ %.0f/s "
+               "(p50 %.3f ms, p99 %.3f ms): solves/ping = %.2f; pipelined %.0f/s: solves/ping = %.2f\n",
+               run + 1, o.clients, qr.rate, qr.p50, qr.p99, pr.rate > 0 ? qr.rate / pr.rate : 0, qp.rate,
+               pp.rate > 0 ? qp.rate / pp.rate : 0);
     }
 
     /* 2b. a burst of small solver-lane solves from 8 pipelined clients */

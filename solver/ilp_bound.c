@@ -633,11 +633,8 @@ double rf__ilp_lp_bound(const rf_problem_t *pb, const rf_answer_t *ans, bool coa
     rf__ilp_lp_stats_t own;
     st = st ? st : &own;
     memset(st, 0, sizeof *st);
-    if (pb->n_gangs == 0 || pb->n_levels == 0 || ans->summary.preempted > 0)
+    if (pb->n_gangs == 0 || pb->n_levels == 0 || rf__ilp_preempts(ans))
         return -1;
-    for (int32_t i = 0; i < ans->n_running; i++)
-        if (ans->running[i].preempted)
-            return -1;
     double t0 = rf_now_ms(), bound = -1;
     s_lp_t s;
     memset(&s, 0, sizeof s);

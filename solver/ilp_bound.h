@@ -11,6 +11,18 @@
 #include "rackfit/answer.h"
 #include "rackfit/problem.h"
 
+/* Does ans preempt a running gang? The two bounds of the batch (the LP's and
+ * the Lagrangian's) speak only of answers that preempt nothing. */
+static inline bool rf__ilp_preempts(const rf_answer_t *ans)
+{
+    if (ans->summary.preempted > 0)
+        return true;
+    for (int32_t i = 0; i < ans->n_running; i++)
+        if (ans->running[i].preempted)
+            return true;
+    return false;
+}
+
 /* What the LP bound did (for tests and the bench). */
 typedef struct {
     bool solved;     /* the LP was built and solved to optimality */

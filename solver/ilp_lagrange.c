@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "grow.h"
 #include "ilp_bound.h"
 #include "ilp_classes.h"
 #include "rackfit/quantity.h"
@@ -109,6 +110,14 @@ typedef struct {
     int late;        /* set (OpenMP atomic) when a pass is abandoned */
 } s_lg_t;
 
+/* One step of a domain's program: the item combined in (a class or a child
+ * domain) and where its choices start (pods given to it, per total). */
+typedef struct {
+    int32_t item;
+    bool dom;
+    int32_t off;
+} s_step_t;
+
 /* One thread's scratch for the dynamic program. */
 typedef struct {
     double *F;         /* [n_domains * (kmax + 1)] each domain's least cost of k pods */
@@ -116,12 +125,10 @@ typedef struct {
     double *A, *T, *C; /* [kmax + 1] */
     int32_t *st0;      /* [n_domains + 1] the steps of each domain, and the root's */
     int32_t *st1;
-    int32_t *s_item; /* step: item (class or domain), its kind, its choices */
-    uint8_t *s_dom;
-    int64_t *s_off;
+    s_step_t *st; /* the convolution steps, in order */
     int32_t n_st, cap_st;
     int32_t *ch; /* choices: pods given to the step's item, per total */
-    int64_t n_ch, cap_ch;
+    int32_t n_ch, cap_ch;
     uint8_t *mark; /* [n_domains + n_units]: holds bound pods of the gang */
     bool failed;
 } s_work_t;
@@ -333,50 +340,28 @@ static void s_work_fini(s_work_t *w)
     free(w->C);
     free(w->st0);
     free(w->st1);
-    free(w->s_item);
-    free(w->s_dom);
-    free(w->s_off);
+    free(w->st);
     free(w->ch);
     free(w->mark);
 }
 
 /* ---------------------------------------------------------------- the dynamic program */
 
-/* A new step whose item gets choices for totals 0..n: its choice array. */
+/* A new step whose item gets choices for totals 0..n: its choice array
+ * (NULL, and w->failed, when out of memory or past INT32_MAX choices). */
 static int32_t *s_step(s_work_t *w, int32_t item, bool dom, int32_t n)
 {
-    if (w->n_st == w->cap_st) {
-        int32_t nc = w->cap_st ? 2 * w->cap_st : 256;
-        int32_t *a = realloc(w->s_item, (size_t)nc * sizeof *a);
-        if (a)
-            w->s_item = a;
-        uint8_t *b = realloc(w->s_dom, (size_t)nc * sizeof *b);
-        if (b)
-            w->s_dom = b;
-        int64_t *c = realloc(w->s_off, (size_t)nc * sizeof *c);
-        if (c)
-            w->s_off = c;
-        if (!a || !b || !c) {
-            w->failed = true;
-            return NULL;
-        }
-        w->cap_st = nc;
+    s_step_t *st = rf__grow(w->st, &w->cap_st, (int64_t)w->n_st + 1, 256, sizeof *st);
+    int32_t *ch = st ? rf__grow(w->ch, &w->cap_ch, (int64_t)w->n_ch + n + 1, 4096, sizeof *ch) : NULL;
+    if (st)
+        w->st = st;
+    if (ch)
+        w->ch = ch;
+    if (!st || !ch) {
+        w->failed = true;
+        return NULL;
     }
-    if (w->n_ch + n + 1 > w->cap_ch) {
-        int64_t nc = w->cap_ch ? 2 * w->cap_ch : 4096;
-        while (nc < w->n_ch + n + 1)
-            nc *= 2;
-        int32_t *a = realloc(w->ch, (size_t)nc * sizeof *a);
-        if (!a) {
-            w->failed = true;
-            return NULL;
-        }
-        w->ch = a;
-        w->cap_ch = nc;
-    }
-    w->s_item[w->n_st] = item;
-    w->s_dom[w->n_st] = dom;
-    w->s_off[w->n_st++] = w->n_ch;
+    w->st[w->n_st++] = (s_step_t){.item = item, .dom = dom, .off = w->n_ch};
     int32_t *c = &w->ch[w->n_ch];
     w->n_ch += n + 1;
     return c;
@@ -547,12 +532,12 @@ static bool s_dp(const s_lg_t *s, s_work_t *w, const s_gang_dp_t *q, int32_t *rh
 static void s_back(const s_lg_t *s, const s_work_t *w, int32_t d, int32_t k, int32_t ps, s_sol_t *out)
 {
     for (int32_t i = w->st1[d] - 1; i >= w->st0[d] && k > 0; i--) {
-        int32_t j = w->ch[w->s_off[i] + k];
+        int32_t j = w->ch[w->st[i].off + k];
         if (j > 0) {
-            if (w->s_dom[i]) {
-                s_back(s, w, w->s_item[i], j, ps, out);
+            if (w->st[i].dom) {
+                s_back(s, w, w->st[i].item, j, ps, out);
             } else {
-                out->u[out->n] = w->s_item[i];
+                out->u[out->n] = w->st[i].item;
                 out->p[out->n] = ps;
                 out->k[out->n++] = j;
             }
@@ -836,11 +821,8 @@ double rf__ilp_lagrange_bound(const rf_problem_t *pb, const rf_answer_t *ans, do
     rf__ilp_lagr_stats_t own;
     st = st ? st : &own;
     memset(st, 0, sizeof *st);
-    if (pb->n_gangs == 0 || pb->n_levels == 0 || ans->summary.preempted > 0)
+    if (pb->n_gangs == 0 || pb->n_levels == 0 || rf__ilp_preempts(ans))
         return -1;
-    for (int32_t i = 0; i < ans->n_running; i++)
-        if (ans->running[i].preempted)
-            return -1;
     const double kept = rf_answer_kept_penalty(ans), ub = ans->summary.penalty - kept;
     if (ub <= 0)
         return kept; /* the free gangs' penalty is 0: nothing is below it */

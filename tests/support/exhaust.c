@@ -831,3 +831,13 @@ int rf_exhaust_compare(const rf_problem_t *pb, const rf_answer_t *answer)
         return RF_EXHAUST_UNSUPPORTED;
     return rf_exhaust_cmp(&got, &opt);
 }
+
+void rf_exhaust_randprob_opts(rf_randprob_opts_t *o)
+{
+    rf_randprob_default(o);
+    o->max_nodes = RF_EXHAUST_MAX_NODES;
+    o->max_gangs = RF_EXHAUST_MAX_GANGS;
+    o->max_pods = RF_EXHAUST_MAX_PODS;
+    o->max_pod_sets = RF_EXHAUST_MAX_POD_SETS;
+    o->slice_bound = false;
+}

@@ -44,6 +44,7 @@
 #include "rackfit/answer.h"
 #include "rackfit/problem.h"
 #include "rackfit/quantity.h"
+#include "randprob.h"
 
 #define RF_EXHAUST_MAX_NODES    5
 #define RF_EXHAUST_MAX_GANGS    4
@@ -98,5 +99,9 @@ int rf_exhaust_cmp(const rf_exhaust_t *a, const rf_exhaust_t *b);
  * answer need not be finished. RF_EXHAUST_UNSUPPORTED when the problem is
  * out of scope or memory ran out. */
 int rf_exhaust_compare(const rf_problem_t *problem, const rf_answer_t *answer);
+
+/* rf_randprob's defaults, cut to what the exhaustive search takes: its node,
+ * gang, pod and pod-set limits, and no bound pods inside slices. */
+void rf_exhaust_randprob_opts(rf_randprob_opts_t *o);
 
 #endif

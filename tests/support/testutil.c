@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file.h"
+
 rf_problem_t *rf_test_parse(const char *json)
 {
     rf_problem_t *pb = NULL;
@@ -14,6 +16,25 @@ rf_problem_t *rf_test_parse(const char *json)
     rf_status rc = rf_problem_from_json(json, strlen(json), NULL, &pb, &err);
     cr_assert_eq(rc, RF_OK, "problem: %s: %s\n%s", err.path, err.message, json);
     return pb;
+}
+
+const char *const RF_TEST_MISSES[RF_TEST_N_MISSES] = {"batch-24n-a", "batch-64n-b", "batch-64n-c"};
+
+void rf_test_missed_batch(const char *name, rf_problem_t **pb, rf_answer_t **optimum)
+{
+    char path[512], opt_path[512];
+    snprintf(path, sizeof path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.json", name);
+    snprintf(opt_path, sizeof opt_path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.optimum.answer.json", name);
+    rf_error_t err;
+    *pb = NULL;
+    cr_assert_eq(rf_problem_from_json_file(path, NULL, pb, &err), RF_OK, "%s: %s", path, err.message);
+    char *text = NULL;
+    size_t len = 0;
+    cr_assert_eq(rf__read_file(opt_path, 1 << 20, &text, &len, &err), RF_OK, "%s", err.message);
+    *optimum = NULL;
+    cr_assert_eq(rf_answer_from_json(*pb, text, len, optimum, &err), RF_OK, "%s: %s", opt_path, err.message);
+    free(text);
+    cr_assert_eq(rf_answer_finish(*optimum), RF_OK);
 }
 
 rf_answer_t *rf_test_solve(const rf_problem_t *pb, int mode, int threads, int64_t limit_ms)

@@ -236,12 +236,7 @@ Test(cbcref, reference_equals_exhaustive, .timeout = 600)
             "cbc is not on PATH: scripts/bootstrap.sh installs coinor-cbc; without it nothing checks the ILP");
     }
     rf_randprob_opts_t o;
-    rf_randprob_default(&o);
-    o.max_nodes = RF_EXHAUST_MAX_NODES;
-    o.max_gangs = RF_EXHAUST_MAX_GANGS;
-    o.max_pods = RF_EXHAUST_MAX_PODS;
-    o.max_pod_sets = RF_EXHAUST_MAX_POD_SETS;
-    o.slice_bound = false;
+    rf_exhaust_randprob_opts(&o);
     o.max_running = 3;
     int checked = 0, running = 0;
     const char *n = getenv("RF_CBCREF_EXHAUST");

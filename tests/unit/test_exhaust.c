@@ -233,12 +233,7 @@ Test(exhaust, refuses_what_it_cannot_enumerate)
 Test(exhaust, greedy_never_beats_the_optimum_on_random_tiny_problems)
 {
     rf_randprob_opts_t o;
-    rf_randprob_default(&o);
-    o.max_nodes = RF_EXHAUST_MAX_NODES;
-    o.max_gangs = RF_EXHAUST_MAX_GANGS;
-    o.max_pods = RF_EXHAUST_MAX_PODS;
-    o.max_pod_sets = RF_EXHAUST_MAX_POD_SETS;
-    o.slice_bound = false;
+    rf_exhaust_randprob_opts(&o);
     int worse = 0, worse_value = 0, n = 0;
     int64_t options = 0, visited = 0, most = 0;
     double t0 = rf_now_ms();
@@ -387,12 +382,7 @@ Test(exhaust, equal_value_victims_chosen_by_penalty)
 Test(exhaust, optimum_with_running_gangs_on_random_tiny_problems)
 {
     rf_randprob_opts_t o;
-    rf_randprob_default(&o);
-    o.max_nodes = RF_EXHAUST_MAX_NODES;
-    o.max_gangs = RF_EXHAUST_MAX_GANGS;
-    o.max_pods = RF_EXHAUST_MAX_PODS;
-    o.max_pod_sets = RF_EXHAUST_MAX_POD_SETS;
-    o.slice_bound = false;
+    rf_exhaust_randprob_opts(&o);
     o.max_running = RF_EXHAUST_MAX_RUNNING;
     int n = 0, with_running = 0, preempting = 0, worse = 0;
     double t0 = rf_now_ms();

@@ -17,7 +17,6 @@
 #include "../support/leak.h"
 #include "../support/randprob.h"
 #include "../support/testutil.h"
-#include "file.h"
 #include "greedy.h"
 #include "ilp.h"
 #include "rackfit/rackfit.h"
@@ -202,30 +201,20 @@ Test(ilp, ordered_prefix_counts_gangs_admitted_empty)
  * machine; bench/RESULTS.md has the times on 2 cores. */
 Test(ilp, the_three_missed_batches_solved_to_their_optimum, .timeout = 180)
 {
-    const char *names[] = {"batch-24n-a", "batch-64n-b", "batch-64n-c"};
-    for (int i = 0; i < 3; i++) {
-        char path[512], opt_path[512];
-        snprintf(path, sizeof path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.json", names[i]);
-        snprintf(opt_path, sizeof opt_path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.optimum.answer.json", names[i]);
-        rf_problem_t *pb = NULL;
-        rf_error_t err;
-        cr_assert_eq(rf_problem_from_json_file(path, NULL, &pb, &err), RF_OK, "%s: %s", path, err.message);
-        char *text = NULL;
-        size_t len = 0;
-        cr_assert_eq(rf__read_file(opt_path, 1 << 20, &text, &len, &err), RF_OK, "%s", err.message);
-        rf_answer_t *opt = NULL;
-        cr_assert_eq(rf_answer_from_json(pb, text, len, &opt, &err), RF_OK, "%s: %s", opt_path, err.message);
-        cr_assert_eq(rf_answer_finish(opt), RF_OK);
-        rf_test_assert_feasible(pb, opt, opt_path);
+    for (int i = 0; i < RF_TEST_N_MISSES; i++) {
+        const char *name = RF_TEST_MISSES[i];
+        rf_problem_t *pb;
+        rf_answer_t *opt;
+        rf_test_missed_batch(name, &pb, &opt);
+        rf_test_assert_feasible(pb, opt, name);
         rf_answer_t *a = rf_test_solve(pb, RF_MODE_ILP, 2, 30000);
-        rf_test_assert_feasible(pb, a, path);
-        cr_expect_eq(rf_answer_compare(a, opt), 0, "%s: penalty %.1f, the optimum %.1f", names[i], a->summary.penalty,
+        rf_test_assert_feasible(pb, a, name);
+        cr_expect_eq(rf_answer_compare(a, opt), 0, "%s: penalty %.1f, the optimum %.1f", name, a->summary.penalty,
                      opt->summary.penalty);
-        cr_expect(a->summary.optimal, "%s: not proven (bound %.1f)", names[i], a->summary.penalty_bound);
-        cr_expect_leq(a->summary.penalty_bound, opt->summary.penalty + 1e-6, "%s: bound above the optimum", names[i]);
+        cr_expect(a->summary.optimal, "%s: not proven (bound %.1f)", name, a->summary.penalty_bound);
+        cr_expect_leq(a->summary.penalty_bound, opt->summary.penalty + 1e-6, "%s: bound above the optimum", name);
         rf_answer_destroy(&a);
         rf_answer_destroy(&opt);
-        free(text);
         rf_problem_destroy(&pb);
     }
     rf_test_no_leaks();

@@ -26,7 +26,6 @@
 #include "../support/randprob.h"
 #include "../support/testutil.h"
 #include "clock.h"
-#include "file.h"
 #include "greedy.h"
 #include "ilp.h"
 #include "ilp_bound.h"
@@ -84,12 +83,7 @@ static void s_scan(const rf_randprob_opts_t *o, uint64_t from, uint64_t to, cons
 Test(ilp_bound, never_above_the_exhaustive_optimum, .timeout = 300)
 {
     rf_randprob_opts_t o;
-    rf_randprob_default(&o);
-    o.max_nodes = RF_EXHAUST_MAX_NODES;
-    o.max_gangs = RF_EXHAUST_MAX_GANGS;
-    o.max_pods = RF_EXHAUST_MAX_PODS;
-    o.max_pod_sets = RF_EXHAUST_MAX_POD_SETS;
-    o.slice_bound = false;
+    rf_exhaust_randprob_opts(&o);
     s_scan(&o, 1, 300, "pending gangs");
     o.max_running = 3;
     s_scan(&o, 1001, 1200, "with running gangs");
@@ -147,31 +141,21 @@ Test(ilp_bound, sees_what_gangs_take_from_each_other)
  * (fine and coarse) is never above the optimum's penalty. */
 Test(ilp_bound, never_above_the_known_optima_of_the_missed_batches)
 {
-    const char *names[] = {"batch-24n-a", "batch-64n-b", "batch-64n-c"};
-    for (int i = 0; i < 3; i++) {
-        char path[512], opt_path[512];
-        snprintf(path, sizeof path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.json", names[i]);
-        snprintf(opt_path, sizeof opt_path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.optimum.answer.json", names[i]);
-        rf_problem_t *pb = NULL;
-        rf_error_t err;
-        cr_assert_eq(rf_problem_from_json_file(path, NULL, &pb, &err), RF_OK, "%s: %s", path, err.message);
-        char *text = NULL;
-        size_t len = 0;
-        cr_assert_eq(rf__read_file(opt_path, 1 << 20, &text, &len, &err), RF_OK, "%s", err.message);
-        rf_answer_t *opt = NULL;
-        cr_assert_eq(rf_answer_from_json(pb, text, len, &opt, &err), RF_OK, "%s: %s", opt_path, err.message);
-        cr_assert_eq(rf_answer_finish(opt), RF_OK);
+    for (int i = 0; i < RF_TEST_N_MISSES; i++) {
+        const char *name = RF_TEST_MISSES[i];
+        rf_problem_t *pb;
+        rf_answer_t *opt;
+        rf_test_missed_batch(name, &pb, &opt);
         for (int coarse = 0; coarse < 2; coarse++) {
             rf__ilp_lp_stats_t st;
             double b = rf__ilp_lp_bound(pb, opt, coarse, rf_now_ms() + 30000, &st);
-            cr_assert(st.solved, "%s: the LP was not solved", names[i]);
-            cr_assert(b >= 0 && b <= opt->summary.penalty + 1e-6, "%s (coarse %d): bound %g, optimum %g", names[i],
-                      coarse, b, opt->summary.penalty);
-            cr_log_info("%s (coarse %d): bound %g, optimum %g (%d units, %d columns)", names[i], coarse, b,
+            cr_assert(st.solved, "%s: the LP was not solved", name);
+            cr_assert(b >= 0 && b <= opt->summary.penalty + 1e-6, "%s (coarse %d): bound %g, optimum %g", name, coarse,
+                      b, opt->summary.penalty);
+            cr_log_info("%s (coarse %d): bound %g, optimum %g (%d units, %d columns)", name, coarse, b,
                         opt->summary.penalty, st.n_units, st.n_cols);
         }
         rf_answer_destroy(&opt);
-        free(text);
         rf_problem_destroy(&pb);
     }
     rf_test_no_leaks();

@@ -28,7 +28,6 @@
 #include "../support/randprob.h"
 #include "../support/testutil.h"
 #include "clock.h"
-#include "file.h"
 #include "ilp_bound.h"
 #include "jw.h"
 #include "rackfit/rackfit.h"
@@ -81,12 +80,7 @@ static void s_scan(const rf_randprob_opts_t *o, uint64_t from, uint64_t to, cons
 Test(ilp_lagrange, never_above_the_exhaustive_optimum, .timeout = 300)
 {
     rf_randprob_opts_t o;
-    rf_randprob_default(&o);
-    o.max_nodes = RF_EXHAUST_MAX_NODES;
-    o.max_gangs = RF_EXHAUST_MAX_GANGS;
-    o.max_pods = RF_EXHAUST_MAX_PODS;
-    o.max_pod_sets = RF_EXHAUST_MAX_POD_SETS;
-    o.slice_bound = false;
+    rf_exhaust_randprob_opts(&o);
     s_scan(&o, 1, 300, "pending gangs");
     o.max_running = 3;
     s_scan(&o, 1001, 1200, "with running gangs");
@@ -157,29 +151,19 @@ Test(ilp_lagrange, keeps_required_levels)
  * never above the optimum's penalty. */
 Test(ilp_lagrange, never_above_the_known_optima_of_the_missed_batches)
 {
-    const char *names[] = {"batch-24n-a", "batch-64n-b", "batch-64n-c"};
-    for (int i = 0; i < 3; i++) {
-        char path[512], opt_path[512];
-        snprintf(path, sizeof path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.json", names[i]);
-        snprintf(opt_path, sizeof opt_path, RF_SOURCE_DIR "/tests/data/ilp/misses-%s.optimum.answer.json", names[i]);
-        rf_problem_t *pb = NULL;
-        rf_error_t err;
-        cr_assert_eq(rf_problem_from_json_file(path, NULL, &pb, &err), RF_OK, "%s: %s", path, err.message);
-        char *text = NULL;
-        size_t len = 0;
-        cr_assert_eq(rf__read_file(opt_path, 1 << 20, &text, &len, &err), RF_OK, "%s", err.message);
-        rf_answer_t *opt = NULL;
-        cr_assert_eq(rf_answer_from_json(pb, text, len, &opt, &err), RF_OK, "%s: %s", opt_path, err.message);
-        cr_assert_eq(rf_answer_finish(opt), RF_OK);
+    for (int i = 0; i < RF_TEST_N_MISSES; i++) {
+        const char *name = RF_TEST_MISSES[i];
+        rf_problem_t *pb;
+        rf_answer_t *opt;
+        rf_test_missed_batch(name, &pb, &opt);
         rf__ilp_lagr_stats_t st;
         double b = rf__ilp_lagrange_bound(pb, opt, rf_now_ms() + 5000, 2, &st);
-        cr_assert(b >= 0 && b <= opt->summary.penalty + 1e-6, "%s: bound %g, optimum %g", names[i], b,
+        cr_assert(b >= 0 && b <= opt->summary.penalty + 1e-6, "%s: bound %g, optimum %g", name, b,
                   opt->summary.penalty);
         double lp = rf__ilp_lp_bound(pb, opt, false, rf_now_ms() + 30000, NULL);
-        cr_log_info("%s: Lagrangian bound %g (%d steps), LP bound %g, optimum %g", names[i], b, st.iterations, lp,
+        cr_log_info("%s: Lagrangian bound %g (%d steps), LP bound %g, optimum %g", name, b, st.iterations, lp,
                     opt->summary.penalty);
         rf_answer_destroy(&opt);
-        free(text);
         rf_problem_destroy(&pb);
     }
     rf_test_no_leaks();

@@ -2,14 +2,15 @@
  * integer program (docs/ilp.md, "auto").
  *
  * One greedy pass (the greedy strategy's first order, polished, with each
- * gang's own bound: rf__greedy_first_order); its
- * answer is returned as it is when the bound shows no room (every gang got
- * every pod with no preemption, so the value cannot rise, and the penalty is
- * within 1 % of its bound; a proven optimum included), or, with the
- * greedy strategy's Kueue-order pass beside it (the better kept), when the
- * time left would not fit another pass and a program. Otherwise the search of "ilp" runs from that
- * very pass (rf__ilp_run with it as the first pass): the greedy is never
- * run twice. */
+ * gang's own bound: rf__greedy_first_order). A proven optimum is returned
+ * as it is. When the bound shows no room (every gang got every pod with no
+ * preemption, so the value cannot rise, and the penalty is within 1 % of its
+ * bound), or when the time left would not fit another pass and a program,
+ * the better of it and the greedy strategy's Kueue-order pass (when one
+ * more pass fits the time left) is returned: auto is not behind the greedy
+ * unless the limit is shorter than the greedy's own passes. Otherwise the search of "ilp" runs
+ * from that very pass (rf__ilp_run with it as the first pass): the greedy
+ * is never run twice. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -56,15 +57,16 @@ static rf_status s_auto_solve(const rf_solve_ctx_t *ctx, rf_answer_t *ans, rf_er
     double t0 = rf_now_ms();
     rf_status rc = rf__greedy_run(ctx, rf__greedy_first_order(ctx), true, ans, gang_lb, err);
     double greedy_ms = rf_now_ms() - t0;
-    if (rc != RF_OK || ans->summary.optimal || s_no_room(pb, ans)) {
+    if (rc != RF_OK || ans->summary.optimal) {
         free(gang_lb);
         return rc;
     }
-    if (!rf__ilp_time_for(&ck, 2 * greedy_ms)) {
-        /* no time for the program: still the greedy strategy's own second
-         * pass (Kueue's order after the value order), so that auto is
-         * never behind the greedy on a loaded machine */
-        if (rf__greedy_first_order(ctx) == RF__ORDER_VALUE) {
+    if (s_no_room(pb, ans) || !rf__ilp_time_for(&ck, 2 * greedy_ms)) {
+        /* no room worth a program, or no time for one: still the greedy
+         * strategy's own second pass (Kueue's order after the value order),
+         * so that auto is never behind the greedy (on a loaded machine, or
+         * by the 1 % of penalty the room test allows) */
+        if (rf__greedy_first_order(ctx) == RF__ORDER_VALUE && rf__ilp_left(&ck) > greedy_ms) {
             rf_answer_t *k = rf_answer_new(pb);
             rc = k ? rf__greedy_run(ctx, RF__ORDER_KUEUE, true, k, NULL, err)
                    : rf_error_set(err, RF_ENOMEM, "", "out of memory");

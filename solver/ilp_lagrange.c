@@ -434,7 +434,7 @@ static bool s_combine(const s_lg_t *s, s_work_t *w, int32_t *ahi, const double *
 }
 
 typedef struct {
-    int32_t g, ps;            /* gang, global pod-set index */
+    int32_t ps;               /* the global index of the pod set it places */
     int32_t K;                /* the most new pods */
     int32_t req;              /* required level, or -1 */
     double wl[RF_MAX_LEVELS]; /* opening cost per level (0 without a penalty) */
@@ -621,7 +621,7 @@ static bool s_gang(const s_lg_t *s, s_work_t *w, int32_t g, double *price)
             outside |= s->c.node_unit[ps->bound[b].node] < 0;
     }
     const rf_pod_set_t *pss = &gg->pod_sets[pstar];
-    s_gang_dp_t q = {.g = g, .ps = (int32_t)(s->ps0[g] + pstar), .price = price, .bound = B > 0 && !outside};
+    s_gang_dp_t q = {.ps = (int32_t)(s->ps0[g] + pstar), .price = price, .bound = B > 0 && !outside};
     q.req = gg->topology.required;
     if (gg->n_pod_sets == 1 && pss->topology.required > q.req)
         q.req = pss->topology.required;
@@ -767,7 +767,8 @@ static int32_t s_patience(double deadline_ms, double step_ms)
     return fit > S_PATIENCE_MAX ? S_PATIENCE_MAX : fit > S_PATIENCE ? (int32_t)fit : S_PATIENCE;
 }
 
-/* A projected subgradient step of size theta (UB - L) / |g|^2; false when
+/* A projected subgradient step of size theta gap / |g|^2 (gap: the target
+ * less L); false when
  * the subgradient is zero (L is then the best these multipliers give). */
 static bool s_step_mult(s_lg_t *s, double *use, double *gk, double theta, double gap)
 {

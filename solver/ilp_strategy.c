@@ -105,8 +105,13 @@ static rf_status s_greedy_more(const rf_solve_ctx_t *ctx, rf__greedy_order order
 
 /* The best of three greedy passes (larger gangs first; queue order; queue
  * order with Kueue's own choices), each polished, earlier passes winning
- * ties; the runner-up in *other when more than one ran. Later passes run
- * only while time allows one more. The first pass is `first` when given
+ * ties; the runner-up in *other when more than one ran. The queue-order
+ * pass runs only while time allows one more; the Kueue-order pass after a
+ * value-order first pass runs whenever one more pass fits before the
+ * deadline, without the slack the other steps keep (it is the greedy
+ * strategy's second pass: so ilp is not behind the greedy unless the limit
+ * is shorter than the greedy's own passes). The first
+ * pass is `first` when given
  * (its gang bounds in first_lb), else run here; gang_lb[n_gangs] gets each
  * gang's own bound. Starting from the Kueue-style pass makes ilp and auto
  * never worse than Kueue's placer on the whole batch, not only gang by
@@ -133,10 +138,10 @@ static rf_status s_greedy_best(const rf_solve_ctx_t *ctx, rf__ilp_clock_t *ck, c
     const rf__greedy_order more[] = {RF__ORDER_QUEUE, kueue_first ? RF__ORDER_VALUE : RF__ORDER_KUEUE};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
         /* the greedy strategy's own second pass (Kueue's, after the value
-         * order) runs whatever the time: without it ilp could end behind
-         * the greedy when a loaded machine leaves no time for it (seen:
-         * test_ilp_strategy at 10 ms beside another test) */
-        bool owed = !kueue_first && more[i] == RF__ORDER_KUEUE;
+         * order) runs whenever it fits, without the slack: without it ilp
+         * could end behind the greedy when a loaded machine leaves little
+         * time (seen: test_ilp_strategy at 10 ms beside another test) */
+        bool owed = !kueue_first && more[i] == RF__ORDER_KUEUE && rf__ilp_left(ck) > ck->greedy_ms;
         if ((!owed && !rf__ilp_time_for(ck, ck->greedy_ms)) ||
             (pb->options.admission == RF_ADMIT_ORDERED && more[i] == RF__ORDER_QUEUE))
             continue; /* ordered admission: the value order already is the queue order */

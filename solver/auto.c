@@ -8,9 +8,9 @@
  * bound), or when the time left would not fit another pass and a program,
  * the better of it and the greedy strategy's Kueue-order pass (when one
  * more pass fits the time left) is returned: auto is not behind the greedy
- * unless the limit is shorter than the greedy's own passes. Otherwise the search of "ilp" runs
- * from that very pass (rf__ilp_run with it as the first pass): the greedy
- * is never run twice. */
+ * unless the limit is shorter than the greedy's own passes. Otherwise the
+ * search of "ilp" runs from that very pass (rf__ilp_run with it as the
+ * first pass): the greedy is never run twice. */
 #include <math.h>
 #include <stdlib.h>
 

@@ -110,11 +110,10 @@ static rf_status s_greedy_more(const rf_solve_ctx_t *ctx, rf__greedy_order order
  * value-order first pass runs whenever one more pass fits before the
  * deadline, without the slack the other steps keep (it is the greedy
  * strategy's second pass: so ilp is not behind the greedy unless the limit
- * is shorter than the greedy's own passes). The first
- * pass is `first` when given
- * (its gang bounds in first_lb), else run here; gang_lb[n_gangs] gets each
- * gang's own bound. Starting from the Kueue-style pass makes ilp and auto
- * never worse than Kueue's placer on the whole batch, not only gang by
+ * is shorter than the greedy's own passes). The first pass is `first` when
+ * given (its gang bounds in first_lb), else run here; gang_lb[n_gangs] gets
+ * each gang's own bound. Starting from the Kueue-style pass makes ilp and
+ * auto never worse than Kueue's placer on the whole batch, not only gang by
  * gang. */
 static rf_status s_greedy_best(const rf_solve_ctx_t *ctx, rf__ilp_clock_t *ck, const rf_answer_t *first,
                                const double *first_lb, double first_ms, rf_answer_t *out, rf_answer_t **other,

@@ -36,7 +36,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "grow.h"
 #include "ilp_bound.h"
 #include "ilp_classes.h"
 #include "rackfit/quantity.h"
@@ -61,7 +60,7 @@
  * penalty itself, far above the optimum of L on contended batches, made the
  * first hundred steps overshoot: gpu-1024 at 130 ms 1,035 against 1,113). */
 #define S_TARGET 0.5
-/* The most the dynamic programs' tables (domains x pods, per thread) may
+/* The most the dynamic programs' tables (domains and steps x pods, per thread) may
  * take; a batch above it gets no Lagrangian bound. */
 #define S_MAX_TABLE_BYTES (256.0 * 1024 * 1024)
 
@@ -316,6 +315,19 @@ static size_t s_domain_rows(const s_lg_t *s)
     return s->c.zl > 0 ? (size_t)s->c.tree.level_start[s->c.zl] : 0;
 }
 
+/* The most convolution steps of one gang's program. */
+static int32_t s_max_steps(const s_lg_t *s)
+{
+    return s->c.n_units + (int32_t)s_domain_rows(s) + 1;
+}
+
+/* The bytes of one thread's tables: the domains' rows and the choices. */
+static double s_work_bytes(const s_lg_t *s)
+{
+    return ((double)s_domain_rows(s) + 1) * (s->kmax + 1) * sizeof(double) +
+           (double)s_max_steps(s) * (s->kmax + 1) * sizeof(int32_t);
+}
+
 static bool s_work_init(s_work_t *w, const s_lg_t *s)
 {
     const size_t D1 = (size_t)s->c.tree.n_domains + 1, K1 = (size_t)s->kmax + 1;
@@ -328,7 +340,14 @@ static bool s_work_init(s_work_t *w, const s_lg_t *s)
     w->st0 = malloc((D1 + 1) * sizeof *w->st0);
     w->st1 = malloc((D1 + 1) * sizeof *w->st1);
     w->mark = calloc(D1 + (size_t)s->c.n_units, 1);
-    return w->F && w->fhi && w->A && w->T && w->C && w->st0 && w->st1 && w->mark;
+    /* the most steps one gang's program takes (a class or a child domain
+     * each) and their choices: sized here, so that nothing is allocated in
+     * the parallel loop */
+    w->cap_st = s_max_steps(s);
+    w->cap_ch = (int32_t)(w->cap_st * (int64_t)K1);
+    w->st = malloc((size_t)w->cap_st * sizeof *w->st);
+    w->ch = malloc((size_t)w->cap_ch * sizeof *w->ch);
+    return w->F && w->fhi && w->A && w->T && w->C && w->st0 && w->st1 && w->mark && w->st && w->ch;
 }
 
 static void s_work_fini(s_work_t *w)
@@ -348,16 +367,11 @@ static void s_work_fini(s_work_t *w)
 /* ---------------------------------------------------------------- the dynamic program */
 
 /* A new step whose item gets choices for totals 0..n: its choice array
- * (NULL, and w->failed, when out of memory or past INT32_MAX choices). */
+ * (the room was sized by s_work_init; NULL, and w->failed, if it were not
+ * enough, which the bounds on steps and pods rule out). */
 static int32_t *s_step(s_work_t *w, int32_t item, bool dom, int32_t n)
 {
-    s_step_t *st = rf__grow(w->st, &w->cap_st, (int64_t)w->n_st + 1, 256, sizeof *st);
-    int32_t *ch = st ? rf__grow(w->ch, &w->cap_ch, (int64_t)w->n_ch + n + 1, 4096, sizeof *ch) : NULL;
-    if (st)
-        w->st = st;
-    if (ch)
-        w->ch = ch;
-    if (!st || !ch) {
+    if (w->n_st >= w->cap_st || (int64_t)w->n_ch + n + 1 > w->cap_ch) {
         w->failed = true;
         return NULL;
     }
@@ -730,7 +744,8 @@ static bool s_eval(s_lg_t *s, s_work_t *w, double *price, int32_t threads, doubl
 {
     bool ok = true;
 #ifdef RF_HAVE_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) reduction(&& : ok)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) reduction(&& : ok) default(none)   \
+    shared(s, w, price)
 #endif
     for (int32_t g = 0; g < s->G; g++) {
         int32_t tid = 0;
@@ -838,7 +853,7 @@ double rf__ilp_lagrange_bound(const rf_problem_t *pb, const rf_answer_t *ans, do
     if (!w || !s_setup(&s, pb, ans) || rf_now_ms() > deadline_ms)
         goto done;
     /* the programs' rows: the domains' least costs, per thread */
-    if ((double)(s_domain_rows(&s) + 1) * (s.kmax + 1) * sizeof(double) * threads > S_MAX_TABLE_BYTES)
+    if (s_work_bytes(&s) * threads > S_MAX_TABLE_BYTES || (double)s_max_steps(&s) * (s.kmax + 1) >= INT32_MAX)
         goto done;
     for (; nw < threads; nw++)
         if (!s_work_init(&w[nw], &s)) {

@@ -13,7 +13,8 @@
 # - faults: NodeInfo dropped by the simulator (ibsim `Error ... 17`) is a
 #   reported SMP timeout and no label; no InfiniBand on this machine is
 #   reported and no label.
-# Skips (passes, saying why) without ibsim.
+# Without ibsim, or when it does not start, it exits 77 (skipped, saying
+# why), which scripts/test.sh counts as a failure.
 #   bash probe_ib.sh BIN_DIR SOURCE_DIR
 set -uo pipefail
 
@@ -28,7 +29,7 @@ fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
 
 if ! command -v ibsim >/dev/null || ! command -v ibsim-run >/dev/null || ! command -v smpquery >/dev/null; then
     echo "skip  ibsim, ibsim-run or smpquery is not installed (scripts/bootstrap.sh installs them)"
-    exit 0
+    exit 77
 fi
 [[ -f "$fabric" ]] || {
     echo "FAIL  the saved fabric $fabric is missing"
@@ -60,7 +61,7 @@ for _ in $(seq 100); do
 done
 if ! grep -q "Network simulator ready" "$work/ibsim.log"; then
     echo "skip  ibsim did not start here: $(grep -v ibwarn "$work/ibsim.log" | tail -2)"
-    exit 0
+    exit 77
 fi
 
 # $1 host CA ("a08-p1-dgx-04-c01 mlx5_5"), rest: probe flags; prints the JSON report.

@@ -131,6 +131,24 @@ static void *s_dealer(void *ctx, const server_t *s, int timeout_ms)
     return d;
 }
 
+/* The server started on a thread and a DEALER connected to it. */
+static void *s_up(server_t *s, void *ctx, int timeout_ms)
+{
+    s_server_start(s, ctx);
+    return s_dealer(ctx, s, timeout_ms);
+}
+
+/* The end of a test with one dealer: everything closed, the server stopped
+ * cleanly (status 0), nothing leaked. */
+static void s_down(server_t *s, void *ctx, void *d, rf__arena_t **arena)
+{
+    rf__arena_destroy(arena);
+    zmq_close(d);
+    cr_assert_eq(s_server_stop(s), 0);
+    zmq_ctx_term(ctx);
+    rf_test_no_leaks();
+}
+
 #define NODES                                                                                                          \
     "{\"levels\":[\"rack\",\"kubernetes.io/hostname\"],\"nodes\":["                                                    \
     "{\"name\":\"h1\",\"labels\":{\"rack\":\"r1\",\"kubernetes.io/hostname\":\"h1\"},\"allocatable\":{\"nvidia.com/"   \
@@ -174,8 +192,7 @@ Test(server, ping_answers_with_the_protocol_version)
     void *ctx = zmq_ctx_new();
     server_t s;
     s_server_init(&s, "server", 1);
-    s_server_start(&s, ctx);
-    void *d = s_dealer(ctx, &s, 20000);
+    void *d = s_up(&s, ctx, 20000);
     rf__arena_t *arena = rf__arena_new(0);
     const rf_doc_t *r = s_call(d, arena, "{\"op\":\"ping\",\"id\":\"p-1\"}");
     s_ok(r);
@@ -187,11 +204,7 @@ Test(server, ping_answers_with_the_protocol_version)
     for (uint32_t i = 0; i < ops->len; i++)
         solve = solve || (ops->u.items[i].type == RF_DOC_STR && strcmp(ops->u.items[i].u.s, "solve") == 0);
     cr_assert(solve, "ping lists the solve op");
-    rf__arena_destroy(&arena);
-    zmq_close(d);
-    cr_assert_eq(s_server_stop(&s), 0);
-    zmq_ctx_term(ctx);
-    rf_test_no_leaks();
+    s_down(&s, ctx, d, &arena);
 }
 
 Test(server, a_solve_answers_a_feasible_answer)
@@ -199,8 +212,7 @@ Test(server, a_solve_answers_a_feasible_answer)
     void *ctx = zmq_ctx_new();
     server_t s;
     s_server_init(&s, "server", 1);
-    s_server_start(&s, ctx);
-    void *d = s_dealer(ctx, &s, 30000);
+    void *d = s_up(&s, ctx, 30000);
     rf__arena_t *arena = rf__arena_new(0);
     /* two hosts of 8 GPUs: g takes both (one pod each), h does not fit */
     const rf_doc_t *r =
@@ -232,11 +244,7 @@ Test(server, a_solve_answers_a_feasible_answer)
     const rf_doc_t *sum = s_get(r, "summary", RF_DOC_MAP);
     cr_assert_eq(s_get(sum, "admitted", RF_DOC_INT)->u.i, 1);
     cr_assert_eq(s_get(sum, "rejected", RF_DOC_INT)->u.i, 1);
-    rf__arena_destroy(&arena);
-    zmq_close(d);
-    cr_assert_eq(s_server_stop(&s), 0);
-    zmq_ctx_term(ctx);
-    rf_test_no_leaks();
+    s_down(&s, ctx, d, &arena);
 }
 
 Test(server, malformed_bytes_get_an_error_naming_the_problem)
@@ -244,8 +252,7 @@ Test(server, malformed_bytes_get_an_error_naming_the_problem)
     void *ctx = zmq_ctx_new();
     server_t s;
     s_server_init(&s, "server", 1);
-    s_server_start(&s, ctx);
-    void *d = s_dealer(ctx, &s, 20000);
+    void *d = s_up(&s, ctx, 20000);
     rf__arena_t *arena = rf__arena_new(0);
     /* 0xc1 is never used in MessagePack */
     s_send(d, "\xc1", 1);
@@ -268,11 +275,7 @@ Test(server, malformed_bytes_get_an_error_naming_the_problem)
     cr_assert(strstr(m, "no.such.op"), "the message names the op: %s", m);
     /* and the server still answers */
     s_ok(s_call(d, arena, "{\"op\":\"ping\"}"));
-    rf__arena_destroy(&arena);
-    zmq_close(d);
-    cr_assert_eq(s_server_stop(&s), 0);
-    zmq_ctx_term(ctx);
-    rf_test_no_leaks();
+    s_down(&s, ctx, d, &arena);
 }
 
 Test(server, bad_framing_gets_a_parse_error_naming_the_framing)
@@ -280,8 +283,7 @@ Test(server, bad_framing_gets_a_parse_error_naming_the_framing)
     void *ctx = zmq_ctx_new();
     server_t s;
     s_server_init(&s, "server", 1);
-    s_server_start(&s, ctx);
-    void *d = s_dealer(ctx, &s, 20000);
+    void *d = s_up(&s, ctx, 20000);
     rf__arena_t *arena = rf__arena_new(0);
     static const char ping[] = "\x81\xa2op\xa4ping";
     /* no delimiter: [payload] */
@@ -302,11 +304,7 @@ Test(server, bad_framing_gets_a_parse_error_naming_the_framing)
         cr_assert_eq(zmq_send(d, "x", 1, i < 9 ? ZMQ_SNDMORE : 0), 1);
     s_error(s_recv(d, arena), RF_EPARSE);
     s_ok(s_call(d, arena, "{\"op\":\"ping\"}"));
-    rf__arena_destroy(&arena);
-    zmq_close(d);
-    cr_assert_eq(s_server_stop(&s), 0);
-    zmq_ctx_term(ctx);
-    rf_test_no_leaks();
+    s_down(&s, ctx, d, &arena);
 }
 
 /* Send `n` solves with ids 0..n-1 at once on one DEALER, then read the n
@@ -365,16 +363,11 @@ Test(server, a_full_fast_lane_by_requests_answers_busy)
     server_t s;
     s_server_init(&s, "server", 1);
     s.cfg.fast_queue = 1;
-    s_server_start(&s, ctx);
-    void *d = s_dealer(ctx, &s, 60000);
+    void *d = s_up(&s, ctx, 60000);
     rf__arena_t *arena = rf__arena_new(0);
     int busy = s_flood(d, arena, 60, "greedy", "fast");
     cr_assert_geq(busy, 1, "60 solves at once on a lane of one worker and a queue of one: some are busy");
-    rf__arena_destroy(&arena);
-    zmq_close(d);
-    cr_assert_eq(s_server_stop(&s), 0);
-    zmq_ctx_term(ctx);
-    rf_test_no_leaks();
+    s_down(&s, ctx, d, &arena);
 }
 
 Test(server, a_full_fast_lane_by_bytes_answers_busy)
@@ -384,16 +377,11 @@ Test(server, a_full_fast_lane_by_bytes_answers_busy)
     s_server_init(&s, "server", 1);
     s.cfg.fast_queue = 100000;
     s.cfg.fast_queue_bytes = 1; /* one request at a time, whatever its size */
-    s_server_start(&s, ctx);
-    void *d = s_dealer(ctx, &s, 60000);
+    void *d = s_up(&s, ctx, 60000);
     rf__arena_t *arena = rf__arena_new(0);
     int busy = s_flood(d, arena, 60, "greedy", "fast");
     cr_assert_geq(busy, 1, "60 solves at once on a lane that holds one request's bytes: some are busy");
-    rf__arena_destroy(&arena);
-    zmq_close(d);
-    cr_assert_eq(s_server_stop(&s), 0);
-    zmq_ctx_term(ctx);
-    rf_test_no_leaks();
+    s_down(&s, ctx, d, &arena);
 }
 
 Test(server, big_requests_go_to_the_solver_lane_and_fill_it)
@@ -404,8 +392,7 @@ Test(server, big_requests_go_to_the_solver_lane_and_fill_it)
     s.cfg.big_message_bytes = 0; /* every request is big: the solver lane, unscanned */
     s.cfg.solver_queue = 1;
     s.cfg.fast_queue = 1;
-    s_server_start(&s, ctx);
-    void *d = s_dealer(ctx, &s, 60000);
+    void *d = s_up(&s, ctx, 60000);
     rf__arena_t *arena = rf__arena_new(0);
     /* greedy solves would be the fast lane's; big, they are the solver's */
     int busy = s_flood(d, arena, 60, "greedy", "solver");
@@ -413,11 +400,7 @@ Test(server, big_requests_go_to_the_solver_lane_and_fill_it)
     /* unscanned, a malformed request is refused by the worker */
     s_send(d, "\xc1", 1);
     s_error(s_recv(d, arena), RF_EPARSE);
-    rf__arena_destroy(&arena);
-    zmq_close(d);
-    cr_assert_eq(s_server_stop(&s), 0);
-    zmq_ctx_term(ctx);
-    rf_test_no_leaks();
+    s_down(&s, ctx, d, &arena);
 }
 
 Test(server, sigterm_drains_the_requests_in_flight_then_stops)
@@ -425,8 +408,7 @@ Test(server, sigterm_drains_the_requests_in_flight_then_stops)
     void *ctx = zmq_ctx_new();
     server_t s;
     s_server_init(&s, "server", 1);
-    s_server_start(&s, ctx);
-    void *d = s_dealer(ctx, &s, 60000);
+    void *d = s_up(&s, ctx, 60000);
     rf__arena_t *arena = rf__arena_new(0);
     enum { N = 6 };
     /* N solver-lane solves (one worker), then a ping on the same
@@ -476,11 +458,7 @@ Test(server, sigterm_drains_the_requests_in_flight_then_stops)
     zmq_msg_init(&m);
     cr_assert_lt(zmq_msg_recv(&m, d, 0), 0, "a stopped server answers nothing");
     zmq_msg_close(&m);
-    rf__arena_destroy(&arena);
-    zmq_close(d);
-    cr_assert_eq(s_server_stop(&s), 0);
-    zmq_ctx_term(ctx);
-    rf_test_no_leaks();
+    s_down(&s, ctx, d, &arena);
 }
 
 Test(server, plain_mode_refuses_an_endpoint_that_is_not_loopback)

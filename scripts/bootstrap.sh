@@ -15,7 +15,7 @@ packages=(
     libclang-rt-14-dev   # clang's sanitizer and libFuzzer runtimes
     libomp-dev           # OpenMP for clang builds
     clang-format         # the house format (.clang-format)
-    libjansson-dev       # JSON reader (solver/json.c)
+    libjansson-dev       # JSON reader (base/json.c)
     libcriterion-dev     # unit tests
     libglpk-dev          # the ILP (integer program)
     glpk-utils           # glpsol, to run models/*.mod by hand
@@ -24,14 +24,14 @@ packages=(
     libmsgpack-dev       # rackfitd's wire format
     libhwloc-dev         # machine topology (thread placement)
     libcurl4-openssl-dev # the watcher's Kubernetes API client
-    libyaml-dev          # the watcher's and rackfitd's config files
+    libyaml-dev          # the watcher's config file and the kubeconfig
     libmicrohttpd-dev    # /metrics, /healthz, /readyz of both daemons (base/httpd.c)
     python3              # test helpers
     python3-zmq          # service integration tests
     python3-msgpack      # service integration tests
     python3-prometheus-client # the metrics tests parse /metrics with its text parser
     python3-yaml         # the watcher's deploy/ test (manifests rendered and checked)
-    openssl              # the watcher's TLS test makes its own CA (skipped, not failed, without it)
+    openssl              # the watcher's TLS test makes its own CA (it fails without it)
     libibmad-dev         # rackfit-probe: directed-route SMPs (probe/ibmad.c; pulls libibumad-dev)
     libibumad-dev        # rackfit-probe: local InfiniBand ports
     ibsim-utils          # rackfit-probe's InfiniBand test: a simulated fabric (ibsim, libumad2sim)

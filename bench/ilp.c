@@ -8,7 +8,8 @@
  * time of rf_solve measured outside it, against the contract's allowance
  * (5 % or 10 ms, whichever is larger). Prints markdown on stdout.
  * With --gap: only the gap (issue 10): `ilp` on 2 threads at 100 ms, 1 s
- * and 10 s on each batch, one run each, penalty against penalty_bound. */
+ * and 10 s on each batch, one run each, penalty against penalty_bound.
+ * --mip picks the integer programs' backend (docs/ilp.md, "Backends"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@ typedef struct {
     const char *name;
     rf_problem_t *pb;
 } s_case_t;
+
+/* --mip: the integer programs' backend for every ilp run */
+static rf_mip_backend s_mip = RF_MIP_AUTO;
 
 static int64_t s_units(const rf_answer_t *a)
 {
@@ -45,6 +49,7 @@ static rf_answer_t *s_run(const rf_problem_t *pb, int mode, int threads, int64_t
     o.mode = mode;
     o.threads = threads;
     o.time_limit_ms = limit;
+    o.mip = (int32_t)s_mip;
     rf_answer_t *a = NULL;
     rf_error_t err;
     double t0 = rf_now_ms();
@@ -120,8 +125,12 @@ int bench_ilp_main(int argc, char **argv)
             large = false;
         else if (strcmp(argv[i], "--gap") == 0)
             gap = true;
+        else if (strcmp(argv[i], "--mip") == 0 && i + 1 < argc && rf_mip_backend_parse(argv[i + 1], &s_mip) == 0 &&
+                 rf_mip_backend_available(s_mip))
+            i++;
         else {
-            fprintf(stderr, "usage: rackfit-bench ilp [--models DIR] [--limit MS] [--skip-large] [--gap]\n");
+            fprintf(stderr, "usage: rackfit-bench ilp [--models DIR] [--limit MS] [--skip-large] [--gap] "
+                            "[--mip auto|glpk|cbc]\n");
             return 2;
         }
     }

@@ -76,11 +76,14 @@ static void s_usage(FILE *out)
 {
     fputs("usage:\n"
           "  rackfit solve PROBLEM.json [--mode greedy|ilp|auto] [--time-limit MS] [--threads N]\n"
-          "                [--limit NAME=VALUE]... [--pretty] [--endpoint ENDPOINT]\n"
+          "                [--mip auto|glpk|cbc] [--limit NAME=VALUE]... [--pretty] [--endpoint ENDPOINT]\n"
           "      Solve the problem and print the answer as JSON on stdout.\n"
           "      --endpoint sends it to rackfitd at ENDPOINT instead (tcp://127.0.0.1:5555);\n"
           "      the problem's own `options` apply, and --mode/--time-limit/--threads\n"
           "      cannot be combined with it.\n"
+          "      --mip picks the integer programs' solver for ilp and auto: auto (the\n"
+          "      default: GLPK, and CBC beside it on small batches when built with it),\n"
+          "      glpk (GLPK only) or cbc (CBC only); docs/ilp.md, \"Backends\".\n"
           "      The flags override the problem's `options`; the time limit counts\n"
           "      from when the problem has been read.\n"
           "  rackfit check PROBLEM.json ANSWER.json [--limit NAME=VALUE]...\n"
@@ -289,6 +292,16 @@ static int s_parse_args(int argc, char **argv, int solve_flags, int max_files, s
             if (s_parse_int(v, 0, 4096, &n) != 0)
                 return s_usage_error("--threads: `%s` is not a whole number from 0 (all cores) to 4096", v);
             args->opts.threads = (int32_t)n;
+        } else if (solve_flags && s_is_option(arg, "--mip")) {
+            v = s_option_value(argc, argv, &i, "--mip");
+            rf_mip_backend b;
+            if (rf_mip_backend_parse(v, &b) != 0)
+                return s_usage_error("--mip: `%s` is not one of auto, glpk, cbc", v);
+            if (!rf_mip_backend_available(b))
+                return s_usage_error("--mip: this rackfit was built without %s (configure with RF_CBC=ON and "
+                                     "coinor-libcbc-dev installed)",
+                                     v);
+            args->opts.mip = (int32_t)b;
         } else if (solve_flags && strcmp(arg, "--pretty") == 0) {
             args->pretty = 1;
         } else if (solve_flags && s_is_option(arg, "--endpoint")) {
@@ -467,8 +480,10 @@ static int s_flush_stdout(void)
  * client library), the answer comes back and is printed as JSON. */
 static int s_solve_remote(const s_args_t *args)
 {
-    if (args->opts.mode >= 0 || args->opts.time_limit_ms >= 0 || args->opts.threads >= 0)
-        return s_usage_error("%s", "--endpoint takes the problem's own options: drop --mode, --time-limit, --threads");
+    if (args->opts.mode >= 0 || args->opts.time_limit_ms >= 0 || args->opts.threads >= 0 ||
+        args->opts.mip != RF_MIP_AUTO)
+        return s_usage_error("%s",
+                             "--endpoint takes the problem's own options: drop --mode, --time-limit, --threads, --mip");
     rf_error_t err;
     rf_error_clear(&err);
     char *text = NULL, *answer = NULL;

@@ -20,6 +20,7 @@ packages=(
     libglpk-dev          # the ILP (integer program)
     glpk-utils           # glpsol, to run models/*.mod by hand
     coinor-cbc           # cbc, the independent exact reference of the ILP tests
+    coinor-libcbc-dev    # CBC's C interface: the second MIP backend (solver/mip_cbc.c)
     libzmq3-dev          # rackfitd's transport
     libmsgpack-dev       # rackfitd's wire format
     libhwloc-dev         # machine topology (thread placement)

@@ -392,7 +392,9 @@ static rf_status s_solve(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opt
                          .node_budget = opts->node_budget,
                          .mem_limit_mb = opts->mem_limit_mb,
                          .incumbent = have_inc ? own->xinc : NULL,
-                         .stop = opts->stop};
+                         .stop = opts->stop,
+                         .backend = opts->mip,
+                         .threads = opts->mip_threads};
     rf__mip_result_t res;
     memset(&res, 0, sizeof res);
     double t1 = rf_now_ms();

@@ -8,6 +8,7 @@
 
 #include "rackfit/answer.h"
 #include "rackfit/problem.h"
+#include "rackfit/solve.h"
 #include "rackfit/status.h"
 
 typedef struct {
@@ -23,6 +24,8 @@ typedef struct {
     const uint8_t *node_allowed; /* [n_nodes] nodes new pods of free gangs may use, or NULL: all.
                                   * Must be a union of deepest-z-level domains (racks). */
     const volatile int *stop;    /* another thread sets it to end this search early, or NULL */
+    rf_mip_backend mip;          /* the MIP backend (0: GLPK) */
+    int32_t mip_threads;         /* threads the backend may use itself (CBC; <= 1: one) */
 } rf__ilp_opts_t;
 
 typedef struct {

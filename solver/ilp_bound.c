@@ -49,10 +49,11 @@ double rf__ilp_gang_bounds(const rf_problem_t *pb, rf__ilp_clock_t *ck, const rf
     /* a program per gang costs about a build over the whole cluster */
     double cost = fmax(ck->step_ms, ck->greedy_ms);
     double deadline = ck->deadline;
+    rf_mip_backend mip = ck->mip;
 #ifdef RF_HAVE_OPENMP
 #pragma omp parallel for num_threads(threads)                                                                          \
-    schedule(dynamic, 1) if (threads > 1 && rf__mip_thread_safe()) default(none)                                       \
-        shared(pb, ans, each, todo, n, deadline, cost)
+    schedule(dynamic, 1) if (threads > 1 && rf__mip_thread_safe(mip)) default(none)                                    \
+        shared(pb, ans, each, todo, n, deadline, cost, mip)
 #endif
     for (int32_t i = 0; i < n; i++) {
         if (deadline - rf_now_ms() < cost + RF__ILP_MIN_SLICE_MS)
@@ -64,7 +65,8 @@ double rf__ilp_gang_bounds(const rf_problem_t *pb, rf__ilp_clock_t *ck, const rf
                              .aggregate = true,
                              .tight = true,
                              .keep = NULL,
-                             .node_allowed = NULL};
+                             .node_allowed = NULL,
+                             .mip = mip};
         rf_answer_t *none = NULL;
         rf__ilp_stats_t st;
         rf_error_t e;
@@ -658,6 +660,7 @@ double rf__ilp_lp_bound(const rf_problem_t *pb, const rf_answer_t *ans, bool coa
     rf__mip_stage_t stage = {.maximize = false, .n = (int32_t)s.on, .cols = s.ocol, .vals = s.oval, .keep_tol = 0};
     /* at most 3x the expected time: slower than that, the machine is loaded
      * and the rest of the time serves the other bounds better */
+    /* an LP: GLPK's simplex whatever the solve's MIP backend */
     rf__mip_opts_t mo = {.time_limit_ms = fmin(deadline_ms - rf_now_ms(), 3 * s_lp_ms(s.mip.n_cols) + 50),
                          .mip_gap = 0};
     rf__mip_result_t res;

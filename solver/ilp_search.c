@@ -37,12 +37,16 @@
 #define S_REGION_MAX   1100
 /* The least time left (ms) for which the whole batch's two runs race. */
 #define S_RACE_MS 250
+/* Small batches with CBC: the share of the time the program over units has
+ * before CBC takes its thread. */
+#define S_UNITS_SHARE 0.3
 
 typedef struct {
     rf_answer_t *answer;
     rf__ilp_stats_t stats;
     rf_status rc;
     rf_error_t err;
+    bool from_other; /* started from another run's answer, not the caller's */
 } s_run_t;
 
 /* ---------------------------------------------------------------- one program for the batch */
@@ -53,20 +57,32 @@ rf_status rf__ilp_whole(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t
     /* two runs race only when there is time for both: below S_RACE_MS they
      * would share the cores while GLPK's first factorisations, which its
      * time limit does not interrupt, run late */
-    int32_t n_runs = threads > 1 && rf__ilp_left(ck) > S_RACE_MS ? 2 : 1;
-    s_run_t runs[2];
+    int32_t n_runs = threads > 1 && rf__mip_thread_safe(ck->mip) && rf__ilp_left(ck) > S_RACE_MS ? 2 : 1;
+    /* a backend that cannot run two programs at once (CBC) runs one with
+     * every thread of its own */
+    int32_t mip_threads = n_runs == 1 ? threads : 1;
+    rf_mip_backend mip = ck->mip;
+    /* small batches under the default backend, with CBC built in: the
+     * thread of the program over units goes on with CBC on the exact
+     * program (run 2) when that one has not proven its answer by
+     * S_UNITS_SHARE of the time (docs/ilp.md, "Backends") */
+    bool with_cbc = small && n_runs == 2 && mip == RF_MIP_AUTO && rf_mip_backend_available(RF_MIP_CBC);
+    s_run_t runs[3];
     memset(runs, 0, sizeof runs);
     double deadline = ck->deadline;
-    /* small batches: when the program over units proves its answer optimal
-     * (it is a relaxation, so nothing beats it), the exact run stops and
-     * that answer is taken, whatever the exact run had: the outcome does not
-     * depend on which finished first */
-    volatile int stop_exact = 0;
+    double units_end = with_cbc ? rf_now_ms() + S_UNITS_SHARE * rf__ilp_left(ck) : deadline;
+    /* small batches: when the program over units (run 1) proves its answer
+     * optimal (it is a relaxation, so nothing beats it), the exact run
+     * stops and that answer is taken, whatever the exact run had; when the
+     * exact run proves its own, CBC's run (run 2) stops, and ties go to the
+     * lower run, so the exact run's answer is taken. A proof by CBC stops
+     * nothing: the outcome does not depend on which finished first. */
+    volatile int stop_exact = 0, stop_cbc = 0;
     bool units_won = false;
 #ifdef RF_HAVE_OPENMP
-#pragma omp parallel for num_threads(n_runs)                                                                           \
-    schedule(static, 1) if (n_runs > 1 && rf__mip_thread_safe()) default(none)                                         \
-        shared(runs, pb, ans, other, deadline, small, tight, n_runs, stop_exact, units_won)
+#pragma omp parallel for num_threads(n_runs) schedule(static, 1) if (n_runs > 1) default(none)                         \
+    shared(runs, pb, ans, other, deadline, units_end, small, tight, n_runs, stop_exact, stop_cbc, units_won, mip,      \
+           mip_threads, with_cbc)
 #endif
     for (int32_t i = 0; i < n_runs; i++) {
         rf_machine_bind_team();
@@ -75,20 +91,38 @@ rf_status rf__ilp_whole(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t
          * over units, run 1 with the other linking formulation from the
          * other greedy answer */
         rf__ilp_opts_t io = {.isolate = -1,
-                             .deadline_ms = deadline,
+                             .deadline_ms = i == 1 ? units_end : deadline,
                              .mip_gap = 1e-9,
                              .aggregate = small ? i == 1 : true,
                              .tight = small ? true : (i == 0 ? tight : !tight),
                              .keep = NULL,
                              .node_allowed = NULL,
-                             .stop = small && i == 0 && n_runs > 1 ? &stop_exact : NULL};
+                             .stop = small && i == 0 && n_runs > 1 ? &stop_exact : NULL,
+                             .mip = mip == RF_MIP_AUTO ? RF_MIP_GLPK : mip,
+                             .mip_threads = mip_threads};
         const rf_answer_t *from = (i == 1 && !small && other) ? other : ans;
         runs[i].rc = rf__ilp_improve(pb, from, &io, &runs[i].answer, &runs[i].stats, &runs[i].err);
-        if (small && i == 1 && runs[i].rc == RF_OK && runs[i].stats.values_proven && runs[i].stats.penalty_proven) {
+        bool proved = runs[i].rc == RF_OK && runs[i].stats.values_proven && runs[i].stats.penalty_proven;
+        if (small && i == 0 && proved)
+            __atomic_store_n(&stop_cbc, 1, __ATOMIC_RELAXED);
+        if (small && i == 1 && proved) {
             units_won = true;
             __atomic_store_n(&stop_exact, 1, __ATOMIC_RELAXED);
         }
+        if (i == 1 && with_cbc && !units_won && !__atomic_load_n(&stop_cbc, __ATOMIC_RELAXED)) {
+            /* run 2: CBC on the exact program, from the best answer so far */
+            io.deadline_ms = deadline;
+            io.aggregate = false;
+            io.mip = RF_MIP_CBC;
+            io.stop = &stop_cbc;
+            bool from_units = runs[1].answer && rf_answer_compare(runs[1].answer, ans) < 0;
+            runs[2].rc = rf__ilp_improve(pb, from_units ? runs[1].answer : ans, &io, &runs[2].answer, &runs[2].stats,
+                                         &runs[2].err);
+            runs[2].from_other = from_units;
+        }
     }
+    if (with_cbc)
+        n_runs = 3;
     rf_status rc = RF_OK;
     int32_t best = -1;
     for (int32_t i = 0; i < n_runs; i++) {
@@ -101,7 +135,7 @@ rf_status rf__ilp_whole(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t
         if (runs[i].answer && (best < 0 || rf_answer_compare(runs[i].answer, runs[best].answer) < 0))
             best = i;
     }
-    if (units_won)
+    if (units_won) /* proven; no answer: the incumbent is optimal */
         best = runs[1].answer ? 1 : -1;
     /* the values the runs started from (a run without an answer ends at them) */
     rf_value_t start[RF_MIP_MAX_STAGES];
@@ -123,7 +157,7 @@ rf_status rf__ilp_whole(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t
      * the bound. */
     for (int32_t i = 0; i < n_runs; i++) {
         const rf__ilp_stats_t *st = &runs[i].stats;
-        bool from_ans = !(i == 1 && !small && other);
+        bool from_ans = !(i == 1 && !small && other) && !runs[i].from_other;
         bool own = runs[i].answer && rf_answer_compare(runs[i].answer, ans) == 0;
         bool matches = own || (!runs[i].answer && st->solved && st->values_match_incumbent && from_ans && same_values);
         if (!st->solved || !matches || st->penalty_bound < 0)
@@ -334,8 +368,10 @@ static rf_status s_lns_batch(s_lns_t *l, rf__ilp_clock_t *ck, rf_answer_t *best,
     const bool *keeps = l->keeps;
     const int32_t G = l->G, N = l->N;
 #ifdef RF_HAVE_OPENMP
-#pragma omp parallel for num_threads(batch) schedule(static, 1) if (batch > 1 && rf__mip_thread_safe()) default(none)  \
-    shared(runs, pb, best, keeps, masks, slice_end, batch, G, N)
+    rf_mip_backend mip = ck->mip;
+#pragma omp parallel for num_threads(batch)                                                                            \
+    schedule(static, 1) if (batch > 1 && rf__mip_thread_safe(mip)) default(none)                                       \
+        shared(runs, pb, best, keeps, masks, slice_end, batch, G, N, mip)
 #endif
     for (int32_t k = 0; k < batch; k++) {
         rf_machine_bind_team();
@@ -345,7 +381,8 @@ static rf_status s_lns_batch(s_lns_t *l, rf__ilp_clock_t *ck, rf_answer_t *best,
                              .aggregate = true,
                              .tight = true,
                              .keep = &keeps[(size_t)k * (G + 1)],
-                             .node_allowed = &masks[(size_t)k * N]};
+                             .node_allowed = &masks[(size_t)k * N],
+                             .mip = mip};
         runs[k].rc = rf__ilp_improve(pb, best, &io, &runs[k].answer, &runs[k].stats, &runs[k].err);
     }
     /* merge what improved: the regions and the gangs freed are disjoint */
@@ -403,7 +440,8 @@ rf_status rf__ilp_lns(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t *
             double left = end - rf_now_ms();
             if (left < ck->step_ms + l.merge_ms + RF__ILP_MIN_SLICE_MS)
                 goto done;
-            int32_t batch = l.n_regions - r0 < threads ? l.n_regions - r0 : threads;
+            int32_t par = rf__mip_thread_safe(ck->mip) ? threads : 1; /* regions solved at once */
+            int32_t batch = l.n_regions - r0 < par ? l.n_regions - r0 : par;
             int32_t batches_left = (l.n_regions - r0 + threads - 1) / threads;
             double slice_end = rf_now_ms() + (left - l.merge_ms) / batches_left;
             s_lns_frees(&l, best, pass, r0, batch);

@@ -18,9 +18,10 @@
 
 /* One solve's clock: the deadline for work, and what steps cost so far. */
 typedef struct {
-    double deadline;  /* start + limit - margin (3 % of the limit, at least 2 ms) */
-    double greedy_ms; /* one greedy pass */
-    double step_ms;   /* the most a program's build, decode and check took */
+    double deadline;    /* start + limit - margin (3 % of the limit, at least 2 ms) */
+    double greedy_ms;   /* one greedy pass */
+    double step_ms;     /* the most a program's build, decode and check took */
+    rf_mip_backend mip; /* the solve's MIP backend */
 } rf__ilp_clock_t;
 
 void rf__ilp_clock_init(rf__ilp_clock_t *ck, const rf_solve_opts_t *opts);

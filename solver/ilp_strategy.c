@@ -48,6 +48,7 @@ void rf__ilp_clock_init(rf__ilp_clock_t *ck, const rf_solve_opts_t *opts)
     ck->deadline = start + limit - fmax(2.0, 0.03 * limit);
     ck->greedy_ms = 0;
     ck->step_ms = 0;
+    ck->mip = (rf_mip_backend)opts->mip;
 }
 
 double rf__ilp_left(const rf__ilp_clock_t *ck)

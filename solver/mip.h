@@ -2,10 +2,12 @@
  *
  * The ILP strategy (solver/ilp.c) builds an rf__mip_t: columns with bounds,
  * kinds and objective coefficients, rows with bounds, and coefficients as
- * triplets, all 0-based. solver/mip_glpk.c, the only file that includes
- * <glpk.h>, turns it into a glp_prob (1-based), solves it in stages and
- * converts GLPK's statuses and failures back into ours: a GLPK error inside
- * the solve (it would abort the process) becomes RF_ESOLVER.
+ * triplets, all 0-based (solver/mip.c). The options name the backend that
+ * solves it: solver/mip_glpk.c, the only file that includes <glpk.h> (the
+ * default), or solver/mip_cbc.c, the only one that includes CBC's C
+ * interface (when rackfit is built with it). Each converts its solver's
+ * statuses and failures back into ours: a GLPK error inside the solve (it
+ * would abort the process) becomes RF_ESOLVER.
  *
  * Stages: a lexicographic objective is solved one objective at a time; after
  * stage k, a row `obj_k . x >= best_k - tol` (maximising) keeps its value
@@ -17,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rackfit/solve.h"
 #include "rackfit/status.h"
 
 #define RF_MIP_INF 1e300
@@ -61,7 +64,10 @@ typedef struct {
     int64_t node_budget;      /* branch-and-bound nodes per stage (work, not time): 0 none */
     int32_t mem_limit_mb;     /* GLPK's memory limit (glp_mem_limit), 0: none */
     const double *incumbent;  /* [n_cols] a feasible integer solution, or NULL */
-    const volatile int *stop; /* set (non-zero) by another thread: end the search now, or NULL */
+    const volatile int *stop; /* set (non-zero) by another thread: end the search now, or NULL
+                               * (CBC: looked at between stages only) */
+    rf_mip_backend backend;   /* RF_MIP_CBC: CBC; else GLPK */
+    int32_t threads;          /* CBC's own threads for this solve (<= 1: one) */
 } rf__mip_opts_t;
 
 typedef enum {
@@ -84,13 +90,15 @@ typedef struct {
 void rf__mip_result_fini(rf__mip_result_t *res);
 
 /* Solve with up to RF_MIP_MAX_STAGES stages. RF_ESOLVER when GLPK failed (the process
- * survives; `res` keeps the best solution found before, if any). */
+ * survives; `res` keeps the best solution found before, if any); RF_EINVAL
+ * when the backend is not built in. */
 rf_status rf__mip_solve(const rf__mip_t *mip, const rf__mip_stage_t *stages, int32_t n_stages,
                         const rf__mip_opts_t *opts, rf__mip_result_t *res, rf_error_t *err);
 
-/* True when GLPK was built thread-safe (glp_config("TLS")): each thread may
- * then solve its own problem at the same time. Otherwise rf__mip_solve
- * serialises calls with a lock. */
-bool rf__mip_thread_safe(void);
+/* True when the backend lets each thread solve its own problem at the same
+ * time: GLPK when built thread-safe (glp_config("TLS")); never CBC (its
+ * command-line layer keeps global state). Otherwise rf__mip_solve serialises
+ * calls with a lock. */
+bool rf__mip_thread_safe(rf_mip_backend backend);
 
 #endif

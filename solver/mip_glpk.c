@@ -24,120 +24,10 @@
 #include <string.h>
 
 #include "mip.h"
+#include "mip_backend.h"
 #include "rackfit/solve.h"
 
-/* ---------------------------------------------------------------- building */
-
-void rf__mip_init(rf__mip_t *mip)
-{
-    memset(mip, 0, sizeof *mip);
-}
-
-void rf__mip_fini(rf__mip_t *mip)
-{
-    free(mip->lb);
-    free(mip->ub);
-    free(mip->is_int);
-    free(mip->prio);
-    free(mip->row_lo);
-    free(mip->row_hi);
-    free(mip->ti);
-    free(mip->tj);
-    free(mip->tv);
-    memset(mip, 0, sizeof *mip);
-}
-
-static bool s_grow(void **p, int64_t *cap, int64_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    int64_t nc = *cap ? *cap * 2 : 64;
-    while (nc < need)
-        nc *= 2;
-    void *q = realloc(*p, (size_t)nc * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = nc;
-    return true;
-}
-
-int32_t rf__mip_col(rf__mip_t *mip, double lb, double ub, bool is_int)
-{
-    if (mip->failed)
-        return -1;
-    if (mip->n_cols == mip->cap_cols) {
-        int64_t c1 = mip->cap_cols, c2 = c1, c3 = c1, c4 = c1;
-        bool ok = s_grow((void **)&mip->lb, &c1, mip->n_cols + 1, sizeof(double)) &&
-                  s_grow((void **)&mip->ub, &c2, mip->n_cols + 1, sizeof(double)) &&
-                  s_grow((void **)&mip->is_int, &c3, mip->n_cols + 1, 1) &&
-                  s_grow((void **)&mip->prio, &c4, mip->n_cols + 1, 1);
-        if (!ok || c1 != c2 || c2 != c3 || c3 != c4) {
-            mip->failed = true;
-            return -1;
-        }
-        mip->cap_cols = (int32_t)c1;
-    }
-    mip->lb[mip->n_cols] = lb;
-    mip->ub[mip->n_cols] = ub;
-    mip->is_int[mip->n_cols] = is_int;
-    mip->prio[mip->n_cols] = 0;
-    return mip->n_cols++;
-}
-
-void rf__mip_prio(rf__mip_t *mip, int32_t col, uint8_t prio)
-{
-    if (!mip->failed && col >= 0 && col < mip->n_cols)
-        mip->prio[col] = prio;
-}
-
-int32_t rf__mip_row(rf__mip_t *mip, double lo, double hi)
-{
-    if (mip->failed)
-        return -1;
-    if (mip->n_rows == mip->cap_rows) {
-        int64_t c1 = mip->cap_rows, c2 = c1;
-        bool ok = s_grow((void **)&mip->row_lo, &c1, mip->n_rows + 1, sizeof(double)) &&
-                  s_grow((void **)&mip->row_hi, &c2, mip->n_rows + 1, sizeof(double));
-        if (!ok || c1 != c2) {
-            mip->failed = true;
-            return -1;
-        }
-        mip->cap_rows = (int32_t)c1;
-    }
-    mip->row_lo[mip->n_rows] = lo;
-    mip->row_hi[mip->n_rows] = hi;
-    return mip->n_rows++;
-}
-
-void rf__mip_coef(rf__mip_t *mip, int32_t row, int32_t col, double val)
-{
-    if (mip->failed || row < 0 || col < 0 || val == 0)
-        return;
-    if (mip->nnz == mip->cap_nnz) {
-        int64_t c1 = mip->cap_nnz, c2 = c1, c3 = c1;
-        bool ok = s_grow((void **)&mip->ti, &c1, mip->nnz + 1, sizeof(int32_t)) &&
-                  s_grow((void **)&mip->tj, &c2, mip->nnz + 1, sizeof(int32_t)) &&
-                  s_grow((void **)&mip->tv, &c3, mip->nnz + 1, sizeof(double));
-        if (!ok || c1 != c2 || c2 != c3) {
-            mip->failed = true;
-            return;
-        }
-        mip->cap_nnz = c1;
-    }
-    mip->ti[mip->nnz] = row;
-    mip->tj[mip->nnz] = col;
-    mip->tv[mip->nnz] = val;
-    mip->nnz++;
-}
-
-void rf__mip_result_fini(rf__mip_result_t *res)
-{
-    free(res->x);
-    memset(res, 0, sizeof *res);
-}
-
-bool rf__mip_thread_safe(void)
+bool rf__mip_glpk_thread_safe(void)
 {
     return glp_config("TLS") != NULL;
 }
@@ -213,47 +103,6 @@ static void s_callback(glp_tree *tree, void *info)
         glp_ios_terminate(tree);
 }
 
-/* Is x (0-based) within every bound and row of the program? */
-static bool s_feasible(const rf__mip_t *mip, const double *x)
-{
-    const double tol = 1e-6;
-    for (int32_t j = 0; j < mip->n_cols; j++)
-        if (x[j] < mip->lb[j] - tol || x[j] > mip->ub[j] + tol || (mip->is_int[j] && fabs(x[j] - round(x[j])) > tol))
-            return false;
-    double *act = calloc((size_t)mip->n_rows + 1, sizeof *act);
-    if (!act)
-        return false;
-    for (int64_t k = 0; k < mip->nnz; k++)
-        act[mip->ti[k]] += mip->tv[k] * x[mip->tj[k]];
-    bool ok = true;
-    for (int32_t i = 0; i < mip->n_rows && ok; i++)
-        ok = act[i] >= mip->row_lo[i] - tol && act[i] <= mip->row_hi[i] + tol;
-    free(act);
-    return ok;
-}
-
-/* The grain of a stage's objective: g > 0 when every column it touches is
- * integer and every coefficient an integer multiple of g (then every
- * solution's value is a multiple of g, and a branch whose bound is less
- * than g better than the incumbent holds nothing better); 0 otherwise. */
-static double s_stage_grain(const rf__mip_t *mip, const rf__mip_stage_t *st)
-{
-    int64_t g = 0;
-    for (int32_t i = 0; i < st->n; i++) {
-        double v = fabs(st->vals[i]);
-        if (!mip->is_int[st->cols[i]] || v > 1e12 || fabs(v - round(v)) > 1e-9)
-            return 0;
-        int64_t a = (int64_t)llround(v), b = g;
-        while (b != 0) {
-            int64_t t = a % b;
-            a = b;
-            b = t;
-        }
-        g = a;
-    }
-    return (double)g;
-}
-
 static void s_set_bounds(glp_prob *P, bool row, int idx, double lo, double hi)
 {
     int type;
@@ -326,16 +175,13 @@ static glp_prob *s_load(const rf__mip_t *mip, s_own_t *own)
         glp_add_cols(P, n);
     /* rows are scaled so their largest coefficient is 1: resource rows in
      * bytes (1Ti = 2^40) otherwise wreck the simplex's numerics */
-    double *rscale = own->rscale = calloc((size_t)mip->n_rows + 1, sizeof *rscale);
+    double *rscale = own->rscale = rf__mip_row_scales(mip);
     if (!rscale) {
         glp_delete_prob(P);
         return NULL;
     }
-    for (int64_t k = 0; k < mip->nnz; k++)
-        rscale[mip->ti[k]] = fmax(rscale[mip->ti[k]], fabs(mip->tv[k]));
     for (int32_t i = 0; i < mip->n_rows; i++) {
-        double sc = rscale[i] > 0 ? 1.0 / rscale[i] : 1.0;
-        rscale[i] = sc;
+        double sc = rscale[i];
         double lo = mip->row_lo[i] > -RF_MIP_INF / 2 ? mip->row_lo[i] * sc : mip->row_lo[i];
         double hi = mip->row_hi[i] < RF_MIP_INF / 2 ? mip->row_hi[i] * sc : mip->row_hi[i];
         s_set_bounds(P, true, i + 1, lo, hi);
@@ -376,7 +222,7 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
     if (!P)
         return rf_error_set(err, RF_ENOMEM, "", "out of memory building the integer program");
     bool have_x = false;
-    if (opts->incumbent && s_feasible(mip, opts->incumbent)) {
+    if (opts->incumbent && rf__mip_feasible(mip, opts->incumbent)) {
         own->best = malloc((size_t)(n + 1) * sizeof *own->best);
         if (own->best) {
             memcpy(own->best, opts->incumbent, (size_t)n * sizeof *own->best);
@@ -423,11 +269,8 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
         /* an objective in whole grains: prune every branch that cannot gain
          * a grain (GLPK prunes within tol_obj * (1 + |incumbent|), and the
          * incumbent never passes the root LP's bound) */
-        double grain = s_stage_grain(mip, st);
-        double inc_val = 0;
-        if (have_x)
-            for (int32_t i = 0; i < st->n; i++)
-                inc_val += st->vals[i] * own->best[st->cols[i]];
+        double grain = rf__mip_stage_grain(mip, st);
+        double inc_val = have_x ? rf__mip_stage_value(st, own->best) : 0;
         double scale = 1 + fmax(fabs(lp_bound), fabs(inc_val));
         if (grain > 0 && (st->maximize || have_x))
             io.tol_obj = fmax(io.tol_obj, fmin(0.5, 0.9 * grain / scale)); /* GLPK wants it below 1 */
@@ -473,23 +316,10 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
             break;
         }
         /* the stage's value at the best solution, and its proven bound */
-        double val = 0;
-        for (int32_t i = 0; i < st->n; i++)
-            val += st->vals[i] * own->best[st->cols[i]];
+        double val = rf__mip_stage_value(st, own->best);
         bool proven = ms == GLP_OPT && (rc == 0 || rc == GLP_EMIPGAP);
         double bound = proven ? glp_mip_obj_val(P) : cb.have_bound ? cb.bound : lp_bound;
-        if (grain > 0) /* no solution lies between grains */
-            bound = st->maximize ? floor(bound / grain + 1e-6) * grain : ceil(bound / grain - 1e-6) * grain;
-        if (st->maximize ? bound < val : bound > val)
-            bound = val; /* the bound never claims worse than what is found */
-        res->obj[k] = val;
-        res->bound[k] = bound;
-        if (grain > 0 && fabs(bound - val) < 0.5 * grain && !(rc == GLP_EFAIL || ms == GLP_UNDEF))
-            proven = true; /* the search's own bound, in whole grains, meets the solution */
-        res->proven[k] = proven && fabs(bound - val) <= fmax(opts->mip_gap, 1e-9) * fmax(1, fabs(val)) + 1e-6;
-        res->n_stages_done = k + 1;
-        if (!res->proven[k])
-            res->status = RF_MIP_FEASIBLE;
+        rf__mip_stage_done(mip, st, opts, k, own->best, proven, !(rc == GLP_EFAIL || ms == GLP_UNDEF), bound, res);
         if (rc == GLP_ETMLIM || rc == GLP_ESTOP)
             break;
         /* keep this stage's value for the next ones */
@@ -507,14 +337,11 @@ static rf_status s_solve_body(const rf__mip_t *mip, const rf__mip_stage_t *stage
     return RF_OK;
 }
 
-rf_status rf__mip_solve(const rf__mip_t *mip, const rf__mip_stage_t *stages, int32_t n_stages,
-                        const rf__mip_opts_t *opts, rf__mip_result_t *res, rf_error_t *err)
+rf_status rf__mip_solve_glpk(const rf__mip_t *mip, const rf__mip_stage_t *stages, int32_t n_stages,
+                             const rf__mip_opts_t *opts, rf__mip_result_t *res, rf_error_t *err)
 {
-    memset(res, 0, sizeof *res);
-    if (mip->failed)
-        return rf_error_set(err, RF_ENOMEM, "", "out of memory building the integer program");
     double deadline = rf_now_ms() + opts->time_limit_ms;
-    bool locked = !rf__mip_thread_safe();
+    bool locked = !rf__mip_glpk_thread_safe();
     if (locked)
         pthread_mutex_lock(&s_lock);
     /* volatile: read after a longjmp */

@@ -41,6 +41,7 @@ void rf_solve_opts_default(rf_solve_opts_t *opts)
     opts->time_limit_ms = -1;
     opts->threads = -1;
     opts->mode = -1;
+    opts->mip = RF_MIP_AUTO;
     opts->start_ms = 0;
     opts->user = NULL;
     opts->cache = NULL;
@@ -52,6 +53,10 @@ rf_status rf_solve_with(const rf_strategy_t *strategy, const rf_problem_t *probl
     *out = NULL;
     if (!strategy || !strategy->solve)
         return rf_error_set(err, RF_EINVAL, "", "no strategy to solve with");
+    if (opts && (opts->mip < 0 || !rf_mip_backend_available((rf_mip_backend)opts->mip)))
+        return rf_error_set(err, RF_EINVAL, "", "MIP backend %d (%s) is not built into this rackfit", (int)opts->mip,
+                            opts->mip == RF_MIP_CBC ? "cbc: configure with RF_CBC=ON and coinor-libcbc-dev installed"
+                                                    : "not one of auto, glpk, cbc");
     double t0 = rf_now_ms();
     rf_solve_ctx_t ctx;
     RF_CALL(rf__ctx_init(&ctx, problem, opts, err));

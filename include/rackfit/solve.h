@@ -11,6 +11,7 @@
 #ifndef RACKFIT_SOLVE_H
 #define RACKFIT_SOLVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rackfit/answer.h"
@@ -21,11 +22,26 @@
 extern "C" {
 #endif
 
+/* The MIP solvers behind the ilp strategy's integer programs (docs/ilp.md,
+ * "Backends"): GLPK, and CBC when rackfit is built with it (RF_CBC, on
+ * wherever Debian's coinor-libcbc-dev is installed). RF_MIP_AUTO, the
+ * default: GLPK, and CBC besides GLPK on the exact program of small batches
+ * when there are two threads; RF_MIP_GLPK: GLPK only; RF_MIP_CBC: CBC for
+ * every integer program. */
+typedef enum { RF_MIP_AUTO = 0, RF_MIP_GLPK = 1, RF_MIP_CBC = 2 } rf_mip_backend;
+/* "auto", "glpk" or "cbc". */
+const char *rf_mip_backend_name(rf_mip_backend b);
+/* 0 and *out set for "auto", "glpk" or "cbc"; -1 for any other name. */
+int rf_mip_backend_parse(const char *name, rf_mip_backend *out);
+/* Is the backend built into this rackfit? */
+bool rf_mip_backend_available(rf_mip_backend b);
+
 /* Per-call settings that override the problem's options when set. */
 typedef struct {
     int64_t time_limit_ms; /* < 0: the problem's */
     int32_t threads;       /* < 0: the problem's; 0: all usable cores */
     int32_t mode;          /* < 0: the problem's; else an rf_mode (rf_solve only) */
+    int32_t mip;           /* an rf_mip_backend: RF_MIP_AUTO (0) by default */
     double start_ms;       /* monotonic ms when the problem was received (<= 0: now) */
     void *user;            /* handed to the strategy as rf_solve_ctx_user (NULL: none) */
     /* A cache for the problem's cluster (rackfit/cluster_cache.h), or NULL.

@@ -1579,6 +1579,153 @@ done:
     return rc;
 }
 
+/* Fill's second part: each admitted gang with an elastic pod set short of
+ * its count, lifted out (the others stay) and searched again with every
+ * pod set at least at its pods, each grown in turn by bisection on slices
+ * as s_place_gang grows a new gang; kept only with more pods, else put
+ * back as it was. Gangs with bound pods in a sliced pod set, or pinned to
+ * an unlabelled node, are left alone. */
+static rf_status s_grow(s_ctx_t *c, rf_answer_t *ans, bool *grew)
+{
+    const rf_problem_t *pb = c->pb;
+    s_gang_t *gv = malloc(sizeof *gv);
+    if (!gv)
+        return RF_ENOMEM;
+    rf_status rc = RF_OK;
+    for (int32_t g = 0; g < pb->n_gangs && rc == RF_OK; g++) {
+        const rf_gang_t *gg = &pb->gangs[g];
+        if (!ans->gangs[g].admitted || !s_gang_view(c, g, gv) || gv->pinned_unlabeled >= 0)
+            continue;
+        int64_t old[64], hi[64];
+        bool short_of = false, sliced_bound = false;
+        for (int32_t p = 0; p < gv->n_ps; p++) {
+            const rf_pod_set_answer_t *pa = &ans->gangs[g].pod_sets[p];
+            old[p] = 0;
+            for (int32_t k = 0; k < pa->n_placements; k++)
+                old[p] += pa->placements[k].count;
+            hi[p] = gg->pod_sets[p].count - gg->pod_sets[p].n_bound_pods;
+            short_of |= old[p] < hi[p];
+            sliced_bound |= gv->v[p].slice > 1 && gg->pod_sets[p].n_bound > 0;
+        }
+        if (!short_of || sliced_bound)
+            continue;
+        for (int32_t p = 0; p < gv->n_ps; p++) { /* lift it out */
+            const rf_pod_set_answer_t *pa = &ans->gangs[g].pod_sets[p];
+            for (int32_t k = 0; k < pa->n_placements; k++)
+                s_apply(c, &gg->pod_sets[p], pa->placements[k].node, pa->placements[k].count, -1);
+            gv->v[p].target = old[p];
+        }
+        double pen;
+        bool more = false;
+        if (s_search(c, gv, &pen))
+            for (int32_t p = 0; p < gv->n_ps; p++) {
+                int32_t sl = gv->v[p].slice;
+                int64_t ok = old[p], bad = hi[p] + sl;
+                while (bad - ok > sl) {
+                    int64_t mid = ok + ((bad - ok) / sl / 2) * sl;
+                    if (mid <= ok)
+                        mid = ok + sl;
+                    gv->v[p].target = mid;
+                    if (s_search(c, gv, &pen))
+                        ok = mid;
+                    else
+                        bad = mid;
+                }
+                gv->v[p].target = ok;
+                more |= ok > old[p];
+            }
+        if (c->failed_alloc) {
+            rc = RF_ENOMEM;
+            break;
+        }
+        if (more && s_search(c, gv, &pen)) {
+            rf_answer_gang_reset(ans, g);
+            rc = s_commit(c, gv, ans);
+            *grew = true;
+        } else { /* put it back */
+            for (int32_t p = 0; p < gv->n_ps; p++) {
+                const rf_pod_set_answer_t *pa = &ans->gangs[g].pod_sets[p];
+                for (int32_t k = 0; k < pa->n_placements; k++)
+                    s_apply(c, &gg->pod_sets[p], pa->placements[k].node, pa->placements[k].count, +1);
+            }
+        }
+    }
+    free(gv);
+    return rc;
+}
+
+rf_status rf__greedy_fill(const rf_solve_ctx_t *ctx, rf_answer_t *ans, bool *added, rf_error_t *err)
+{
+    const rf_problem_t *pb = ctx->problem;
+    *added = false;
+    if (pb->options.admission == RF_ADMIT_ORDERED || ans->summary.preempted > 0)
+        return RF_OK;
+    s_ctx_t c;
+    s_order_t *order = NULL;
+    rf_status rc = s_ctx_init(&c, ctx, err);
+    if (rc != RF_OK)
+        goto done;
+    order = malloc((size_t)(pb->n_gangs + 1) * sizeof *order);
+    if (!order) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    /* the answer's new pods take their room; the rejected gangs queue in value order */
+    int32_t n = 0;
+    for (int32_t g = 0; g < pb->n_gangs; g++) {
+        const rf_gang_t *gg = &pb->gangs[g];
+        if (gg->n_pod_sets > 64)
+            goto done; /* the greedy places none such */
+        if (ans->gangs[g].admitted) {
+            for (int32_t p = 0; p < gg->n_pod_sets; p++) {
+                const rf_pod_set_answer_t *pa = &ans->gangs[g].pod_sets[p];
+                for (int32_t k = 0; k < pa->n_placements; k++)
+                    s_apply(&c, &gg->pod_sets[p], pa->placements[k].node, pa->placements[k].count, +1);
+            }
+            continue;
+        }
+        order[n] = (s_order_t){.gang = g, .priority = gg->priority};
+        for (int32_t p = 0; p < gg->n_pod_sets; p++) {
+            int32_t vr = pb->options.value_resource;
+            order[n].units += vr >= 0 ? gg->pod_sets[p].count * gg->pod_sets[p].requests[vr] : 0;
+            order[n].pods += gg->pod_sets[p].count;
+        }
+        n++;
+    }
+    qsort(order, (size_t)n, sizeof *order, s_cmp_value);
+    for (int32_t i = 0; i < n; i++) {
+        int32_t g = order[i].gang;
+        bool admitted = false;
+        rf_answer_gang_reset(ans, g);
+        rc = s_place_gang(&c, g, ans, &admitted);
+        if (rc != RF_OK) {
+            rf_error_set(err, rc, "", "greedy fill: %s while placing gang %s", rf_status_message(rc),
+                         pb->gangs[g].name);
+            goto done;
+        }
+        *added |= admitted;
+    }
+    bool preempts = false; /* the fill may have preempted: then the greedy's view of room is not the answer's */
+    for (int32_t i = 0; i < pb->n_running; i++)
+        preempts |= ans->running[i].preempted;
+    if (!preempts && (rc = s_grow(&c, ans, added)) != RF_OK) {
+        rf_error_set(err, rc, "", "greedy fill: %s while growing elastic gangs", rf_status_message(rc));
+        goto done;
+    }
+    if ((rc = rf__preempt_settle(ans)) == RF_OK)
+        rc = rf_answer_finish(ans);
+    if (rc != RF_OK)
+        rf_error_set(err, rc, "", "out of memory finishing the answer");
+    /* other values: the old bound does not speak of them */
+    ans->summary.penalty_bound = 0;
+    ans->summary.optimal = false;
+done:
+    free(order);
+    if (c.pb)
+        s_ctx_fini(&c);
+    return rc;
+}
+
 /* The strategy: a pass in Kueue's queue order with Kueue's own choices, and,
  * on batches small enough (nodes x pod sets <= S_BOTH_CELLS), a pass in value
  * order (larger gangs first), the better answer kept (the value pass on a

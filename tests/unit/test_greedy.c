@@ -8,7 +8,9 @@
  * - scenarios for the choices that go beyond Kueue (levels weighed, the batch
  *   as one problem), the admission policies, elastic gangs, slices, bound pods
  *   and rejection reasons;
- * - properties on random problems: feasible, deterministic. */
+ * - properties on random problems: feasible, deterministic;
+ * - the fill that ilp runs after its search (rf__greedy_fill): a rejected
+ *   gang that fits, an elastic gang grown, never fewer pods, never worse. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,9 @@
 #include "../support/randprob.h"
 #include "../support/testutil.h"
 #include "arena.h"
+#include "context.h"
 #include "file.h"
+#include "greedy.h"
 #include "json.h"
 #include "rackfit/rackfit.h"
 
@@ -373,5 +377,143 @@ Test(greedy, random_larger_problems_feasible_and_deterministic)
     o.max_pods = 12;
     o.max_pod_sets = 3;
     s_random_runs(100000, 400, &o);
+    rf_test_no_leaks();
+}
+
+/* ------------------------------------------------------------------ fill (rf__greedy_fill) */
+
+/* Pods of gang g's pod set p that `a` places (bound pods aside). */
+static int64_t s_placed(const rf_answer_t *a, int32_t g, int32_t p)
+{
+    int64_t n = 0;
+    for (int32_t k = 0; k < a->gangs[g].pod_sets[p].n_placements; k++)
+        n += a->gangs[g].pod_sets[p].placements[k].count;
+    return n;
+}
+
+/* rf__greedy_fill on a copy of `a`; the copy (finished) is returned. */
+static rf_answer_t *s_filled(const rf_problem_t *pb, const rf_answer_t *a, bool *added)
+{
+    rf_solve_ctx_t ctx;
+    rf_error_t err;
+    cr_assert_eq(rf__ctx_init(&ctx, pb, NULL, &err), RF_OK, "%s", err.message);
+    rf_answer_t *f = rf_answer_new(pb);
+    cr_assert_eq(rf_answer_copy(f, a), RF_OK);
+    cr_assert_eq(rf__greedy_fill(&ctx, f, added, &err), RF_OK, "%s", err.message);
+    rf__ctx_fini(&ctx);
+    return f;
+}
+
+/* A rejected gang that fits is admitted first (value order), then an
+ * admitted elastic gang short of its count grows into the room left; the
+ * pods already placed are never fewer. */
+Test(greedy, fill_admits_a_gang_that_fits_and_grows_an_elastic_one)
+{
+    const char *json = "{\"cluster\":{" LEVELS ",\"nodes\":[" NODE("a1", "b", "r1", 4, 0) "," NODE(
+        "a2", "b", "r1", 4, 0) "]},\"gangs\":["
+                               "{\"name\":\"e\",\"pod_sets\":[{\"name\":\"w\",\"count\":8,\"min_count\":2,"
+                               "\"requests\":{\"nvidia.com/gpu\":1}}]},"
+                               "{\"name\":\"f\",\"pod_sets\":[{\"name\":\"w\",\"count\":2,"
+                               "\"requests\":{\"nvidia.com/gpu\":1}}]}]}";
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *a = rf_answer_new(pb);
+    cr_assert_eq(rf_answer_add(a, 0, 0, 0, 2), RF_OK); /* e: 2 pods on a1 */
+    a->gangs[0].admitted = true;
+    rf_why_t why = {.level = -1, .resource = -1, .fits = -1, .needs = -1};
+    cr_assert_eq(rf_answer_reject(a, 1, why, "%s", "left out by the test"), RF_OK);
+    cr_assert_eq(rf_answer_finish(a), RF_OK);
+    rf_test_assert_feasible(pb, a, "the start");
+    bool added = false;
+    rf_answer_t *f = s_filled(pb, a, &added);
+    rf_test_assert_feasible(pb, f, "filled");
+    cr_assert(added);
+    cr_assert(f->gangs[1].admitted, "f fits on the 6 free GPUs");
+    cr_assert_eq(s_placed(f, 1, 0), 2);
+    cr_assert_eq(s_placed(f, 0, 0), 6, "e grows into the 6 - 2 + 2 GPUs left: %lld", (long long)s_placed(f, 0, 0));
+    cr_assert_lt(rf_answer_compare(f, a), 0, "the fill ranks above its start");
+    rf_answer_destroy(&f);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* Ordered admission: the fill leaves the answer as it is (admitting a later
+ * gang of a priority whose earlier one was rejected would break the prefix). */
+Test(greedy, fill_leaves_ordered_admission_alone)
+{
+    const char *json =
+        "{\"cluster\":{" LEVELS
+        ",\"nodes\":[" NODE("a1", "b", "r1", 4, 0) "]},\"options\":{\"admission\":\"ordered\"},\"gangs\":["
+                                                   "{\"name\":\"f\",\"pod_sets\":[{\"name\":\"w\",\"count\":2,"
+                                                   "\"requests\":{\"nvidia.com/gpu\":1}}]}]}";
+    rf_problem_t *pb = rf_test_parse(json);
+    rf_answer_t *a = rf_answer_new(pb);
+    rf_why_t why = {.level = -1, .resource = -1, .fits = -1, .needs = -1};
+    cr_assert_eq(rf_answer_reject(a, 0, why, "%s", "left out by the test"), RF_OK);
+    cr_assert_eq(rf_answer_finish(a), RF_OK);
+    bool added = true;
+    rf_answer_t *f = s_filled(pb, a, &added);
+    cr_assert(!added);
+    cr_assert(!f->gangs[0].admitted);
+    rf_answer_destroy(&f);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* Random problems: the greedy's answer with every third admitted gang
+ * rejected again, then filled. The result is feasible (rf_check), ranks at
+ * least as high, keeps every gang that was admitted with at least its pods
+ * in every pod set, and with preemption or ordered admission is unchanged. */
+Test(greedy, fill_on_random_problems_feasible_and_never_worse)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = 40;
+    o.max_gangs = 16;
+    o.max_pods = 12;
+    o.max_pod_sets = 3;
+    o.max_running = 4;
+    int helped = 0, runs = 0;
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        char *json = rf_randprob(seed, &o);
+        rf_problem_t *pb = rf_test_parse(json);
+        free(json);
+        char what[64];
+        snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
+        rf_answer_t *a = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+        int32_t k = 0;
+        for (int32_t g = 0; g < pb->n_gangs; g++)
+            if (a->gangs[g].admitted && k++ % 3 == 0 && a->summary.preempted == 0 &&
+                pb->options.admission != RF_ADMIT_ORDERED) { /* (a gap in an ordered prefix is infeasible) */
+                rf_answer_gang_reset(a, g);
+                rf_why_t why = {.level = -1, .resource = -1, .fits = -1, .needs = -1};
+                cr_assert_eq(rf_answer_reject(a, g, why, "%s", "left out by the test"), RF_OK);
+            }
+        cr_assert_eq(rf_answer_finish(a), RF_OK);
+        a->summary.penalty_bound = 0; /* the greedy's bound spoke of the gangs it admitted */
+        a->summary.optimal = false;
+        rf_test_assert_feasible(pb, a, what);
+        bool added = false;
+        rf_answer_t *f = s_filled(pb, a, &added);
+        rf_test_assert_feasible(pb, f, what);
+        cr_assert_leq(rf_answer_compare(f, a), 0, "%s: the fill ranks below its start", what);
+        for (int32_t g = 0; g < pb->n_gangs; g++) {
+            if (!a->gangs[g].admitted)
+                continue;
+            cr_assert(f->gangs[g].admitted, "%s: gang %d lost", what, g);
+            for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++)
+                cr_assert_geq(s_placed(f, g, p), s_placed(a, g, p), "%s: gang %d pod set %d lost pods", what, g, p);
+        }
+        if (pb->options.admission == RF_ADMIT_ORDERED || a->summary.preempted > 0)
+            cr_assert(!added && rf_answer_compare(f, a) == 0, "%s: the fill acted where it should not", what);
+        helped += added && rf_answer_compare(f, a) < 0;
+        runs++;
+        rf_answer_destroy(&f);
+        rf_answer_destroy(&a);
+        rf_problem_destroy(&pb);
+    }
+    cr_log_info("fill: %d of %d answers ranked higher after it", helped, runs);
+    cr_assert_gt(helped, runs / 4, "the fill should help where a third of the admitted gangs were left out");
     rf_test_no_leaks();
 }

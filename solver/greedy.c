@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "capacity.h"
+#include "clock.h"
 #include "cluster_cache.h"
 #include "context.h"
 #include "eligible.h"
@@ -1579,20 +1580,22 @@ done:
     return rc;
 }
 
-/* Fill's second part: each admitted gang with an elastic pod set short of
- * its count, lifted out (the others stay) and searched again with every
+/* Fill's second part: each gang of order[n] (value order) admitted with an
+ * elastic pod set short of its count, until the deadline, lifted out (the
+ * others stay) and searched again with every
  * pod set at least at its pods, each grown in turn by bisection on slices
  * as s_place_gang grows a new gang; kept only with more pods, else put
  * back as it was. Gangs with bound pods in a sliced pod set, or pinned to
  * an unlabelled node, are left alone. */
-static rf_status s_grow(s_ctx_t *c, rf_answer_t *ans, bool *grew)
+static rf_status s_grow(s_ctx_t *c, rf_answer_t *ans, const s_order_t *order, int32_t n, double deadline, bool *grew)
 {
     const rf_problem_t *pb = c->pb;
     s_gang_t *gv = malloc(sizeof *gv);
     if (!gv)
         return RF_ENOMEM;
     rf_status rc = RF_OK;
-    for (int32_t g = 0; g < pb->n_gangs && rc == RF_OK; g++) {
+    for (int32_t i = 0; i < n && rc == RF_OK && rf_now_ms() < deadline; i++) {
+        int32_t g = order[i].gang;
         const rf_gang_t *gg = &pb->gangs[g];
         if (!ans->gangs[g].admitted || !s_gang_view(c, g, gv) || gv->pinned_unlabeled >= 0)
             continue;
@@ -1621,7 +1624,7 @@ static rf_status s_grow(s_ctx_t *c, rf_answer_t *ans, bool *grew)
             for (int32_t p = 0; p < gv->n_ps; p++) {
                 int32_t sl = gv->v[p].slice;
                 int64_t ok = old[p], bad = hi[p] + sl;
-                while (bad - ok > sl) {
+                while (bad - ok > sl && rf_now_ms() < deadline) {
                     int64_t mid = ok + ((bad - ok) / sl / 2) * sl;
                     if (mid <= ok)
                         mid = ok + sl;
@@ -1654,7 +1657,7 @@ static rf_status s_grow(s_ctx_t *c, rf_answer_t *ans, bool *grew)
     return rc;
 }
 
-rf_status rf__greedy_fill(const rf_solve_ctx_t *ctx, rf_answer_t *ans, bool *added, rf_error_t *err)
+rf_status rf__greedy_fill(const rf_solve_ctx_t *ctx, rf_answer_t *ans, double deadline, bool *added, rf_error_t *err)
 {
     const rf_problem_t *pb = ctx->problem;
     *added = false;
@@ -1670,45 +1673,58 @@ rf_status rf__greedy_fill(const rf_solve_ctx_t *ctx, rf_answer_t *ans, bool *add
         rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
         goto done;
     }
-    /* the answer's new pods take their room; the rejected gangs queue in value order */
-    int32_t n = 0;
+    /* the answer's new pods take their room; every gang queues in value
+     * order: the rejected ones to be placed, the admitted ones to grow */
     for (int32_t g = 0; g < pb->n_gangs; g++) {
         const rf_gang_t *gg = &pb->gangs[g];
         if (gg->n_pod_sets > 64)
             goto done; /* the greedy places none such */
-        if (ans->gangs[g].admitted) {
+        if (ans->gangs[g].admitted)
             for (int32_t p = 0; p < gg->n_pod_sets; p++) {
                 const rf_pod_set_answer_t *pa = &ans->gangs[g].pod_sets[p];
                 for (int32_t k = 0; k < pa->n_placements; k++)
                     s_apply(&c, &gg->pod_sets[p], pa->placements[k].node, pa->placements[k].count, +1);
             }
-            continue;
-        }
-        order[n] = (s_order_t){.gang = g, .priority = gg->priority};
+        order[g] = (s_order_t){.gang = g, .priority = gg->priority};
         for (int32_t p = 0; p < gg->n_pod_sets; p++) {
             int32_t vr = pb->options.value_resource;
-            order[n].units += vr >= 0 ? gg->pod_sets[p].count * gg->pod_sets[p].requests[vr] : 0;
-            order[n].pods += gg->pod_sets[p].count;
+            order[g].units += vr >= 0 ? gg->pod_sets[p].count * gg->pod_sets[p].requests[vr] : 0;
+            order[g].pods += gg->pod_sets[p].count;
         }
-        n++;
     }
-    qsort(order, (size_t)n, sizeof *order, s_cmp_value);
-    for (int32_t i = 0; i < n; i++) {
+    qsort(order, (size_t)pb->n_gangs, sizeof *order, s_cmp_value);
+    bool *grow = calloc((size_t)pb->n_gangs + 1, sizeof *grow); /* admitted before the fill */
+    if (!grow) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        grow[g] = ans->gangs[g].admitted;
+    for (int32_t i = 0; i < pb->n_gangs && rf_now_ms() < deadline; i++) {
         int32_t g = order[i].gang;
+        if (grow[g])
+            continue;
         bool admitted = false;
         rf_answer_gang_reset(ans, g);
         rc = s_place_gang(&c, g, ans, &admitted);
         if (rc != RF_OK) {
+            free(grow);
             rf_error_set(err, rc, "", "greedy fill: %s while placing gang %s", rf_status_message(rc),
                          pb->gangs[g].name);
             goto done;
         }
         *added |= admitted;
     }
+    /* the gangs to grow: those admitted before, in value order */
+    int32_t n = 0;
+    for (int32_t i = 0; i < pb->n_gangs; i++)
+        if (grow[order[i].gang])
+            order[n++] = order[i];
+    free(grow);
     bool preempts = false; /* the fill may have preempted: then the greedy's view of room is not the answer's */
     for (int32_t i = 0; i < pb->n_running; i++)
         preempts |= ans->running[i].preempted;
-    if (!preempts && (rc = s_grow(&c, ans, added)) != RF_OK) {
+    if (!preempts && (rc = s_grow(&c, ans, order, n, deadline, added)) != RF_OK) {
         rf_error_set(err, rc, "", "greedy fill: %s while growing elastic gangs", rf_status_message(rc));
         goto done;
     }

@@ -32,14 +32,15 @@ rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order order, bool
                          double *gang_lb, rf_error_t *err);
 /* Fill: the gangs `ans` rejects, placed one at a time in value order
  * (preempting as the greedy does) around the pods `ans` places, which stay
- * where they are; then, unless one preempted, each admitted elastic gang
- * short of its count re-placed alone with more pods where they fit (never fewer in
+ * where they are; then, unless one preempted, each elastic gang admitted
+ * before, short of its count, in value order, re-placed alone with more pods where they fit (never fewer in
  * any pod set). Then `ans` is finished, its
  * penalty_bound 0 and not optimal (the caller bounds it). *added says whether any pod got in
  * (the rejected gangs left get the greedy's reasons). Does nothing with
  * ordered admission or when `ans` preempts (its freed room is not the
- * greedy's to reckon). The caller checks the result. */
-rf_status rf__greedy_fill(const rf_solve_ctx_t *ctx, rf_answer_t *ans, bool *added, rf_error_t *err);
+ * greedy's to reckon). Stops at `deadline` (rf_now_ms()) between gangs and
+ * steps, keeping what is done. The caller checks the result. */
+rf_status rf__greedy_fill(const rf_solve_ctx_t *ctx, rf_answer_t *ans, double deadline, bool *added, rf_error_t *err);
 /* The order of the greedy strategy's first pass: value order, or on batches
  * above S_BOTH_CELLS nodes x pod sets Kueue's order, the only pass the
  * strategy runs there. ilp and auto start from a polished pass in this

@@ -50,10 +50,12 @@ double rf__ilp_gang_bounds(const rf_problem_t *pb, rf__ilp_clock_t *ck, const rf
     double cost = fmax(ck->step_ms, ck->greedy_ms);
     double deadline = ck->deadline;
     rf_mip_backend mip = ck->mip;
+    /* one program at a time (CBC): with every thread its own */
+    int32_t mip_threads = rf__mip_thread_safe(mip) ? 1 : threads;
 #ifdef RF_HAVE_OPENMP
 #pragma omp parallel for num_threads(threads)                                                                          \
     schedule(dynamic, 1) if (threads > 1 && rf__mip_thread_safe(mip)) default(none)                                    \
-        shared(pb, ans, each, todo, n, deadline, cost, mip)
+        shared(pb, ans, each, todo, n, deadline, cost, mip, mip_threads)
 #endif
     for (int32_t i = 0; i < n; i++) {
         if (deadline - rf_now_ms() < cost + RF__ILP_MIN_SLICE_MS)
@@ -66,7 +68,8 @@ double rf__ilp_gang_bounds(const rf_problem_t *pb, rf__ilp_clock_t *ck, const rf
                              .tight = true,
                              .keep = NULL,
                              .node_allowed = NULL,
-                             .mip = mip};
+                             .mip = mip,
+                             .mip_threads = mip_threads};
         rf_answer_t *none = NULL;
         rf__ilp_stats_t st;
         rf_error_t e;

@@ -238,7 +238,8 @@ typedef struct {
     bool *keeps;        /* [threads * (G + 1)] the gangs each run keeps */
     s_run_t *runs;      /* [threads] */
     rf_answer_t *merged;
-    double merge_ms; /* the most a merge (finish and check of the batch) took */
+    double merge_ms;     /* the most a merge (finish and check of the batch) took */
+    int32_t mip_threads; /* threads each region's program may give its backend */
 } s_lns_t;
 
 static bool *s_keeps(s_lns_t *l, int32_t k)
@@ -369,9 +370,10 @@ static rf_status s_lns_batch(s_lns_t *l, rf__ilp_clock_t *ck, rf_answer_t *best,
     const int32_t G = l->G, N = l->N;
 #ifdef RF_HAVE_OPENMP
     rf_mip_backend mip = ck->mip;
+    int32_t mip_threads = l->mip_threads;
 #pragma omp parallel for num_threads(batch)                                                                            \
     schedule(static, 1) if (batch > 1 && rf__mip_thread_safe(mip)) default(none)                                       \
-        shared(runs, pb, best, keeps, masks, slice_end, batch, G, N, mip)
+        shared(runs, pb, best, keeps, masks, slice_end, batch, G, N, mip, mip_threads)
 #endif
     for (int32_t k = 0; k < batch; k++) {
         rf_machine_bind_team();
@@ -382,7 +384,8 @@ static rf_status s_lns_batch(s_lns_t *l, rf__ilp_clock_t *ck, rf_answer_t *best,
                              .tight = true,
                              .keep = &keeps[(size_t)k * (G + 1)],
                              .node_allowed = &masks[(size_t)k * N],
-                             .mip = mip};
+                             .mip = mip,
+                             .mip_threads = mip_threads};
         runs[k].rc = rf__ilp_improve(pb, best, &io, &runs[k].answer, &runs[k].stats, &runs[k].err);
     }
     /* merge what improved: the regions and the gangs freed are disjoint */
@@ -432,17 +435,20 @@ rf_status rf__ilp_lns(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t *
     }
     l.merge_ms = ck->greedy_ms;     /* a merge costs a finish and a check over the batch: about a greedy pass */
     bool quiet[2] = {false, false}; /* a whole pass of that grain proved every region and changed nothing */
+    /* regions solved at once: one at a time, with every thread its own,
+     * under a backend that solves one program at a time (CBC) */
+    int32_t par = rf__mip_thread_safe(ck->mip) ? threads : 1;
+    l.mip_threads = par == 1 ? threads : 1;
     for (int32_t pass = 0; rf_now_ms() < end && !(quiet[0] && quiet[1]); pass++) {
         bool fine = pass % 2 == 0;
         s_lns_regions(&l, fine);
         bool improved_pass = false, all_proven = true;
-        for (int32_t r0 = 0; r0 < l.n_regions; r0 += threads) {
+        for (int32_t r0 = 0; r0 < l.n_regions; r0 += par) {
             double left = end - rf_now_ms();
             if (left < ck->step_ms + l.merge_ms + RF__ILP_MIN_SLICE_MS)
                 goto done;
-            int32_t par = rf__mip_thread_safe(ck->mip) ? threads : 1; /* regions solved at once */
             int32_t batch = l.n_regions - r0 < par ? l.n_regions - r0 : par;
-            int32_t batches_left = (l.n_regions - r0 + threads - 1) / threads;
+            int32_t batches_left = (l.n_regions - r0 + par - 1) / par;
             double slice_end = rf_now_ms() + (left - l.merge_ms) / batches_left;
             s_lns_frees(&l, best, pass, r0, batch);
             rc = s_lns_batch(&l, ck, best, batch, slice_end, &improved_pass, &all_proven, err);

@@ -155,7 +155,7 @@ static rf_status s_greedy_best(const rf_solve_ctx_t *ctx, rf__ilp_clock_t *ck, c
 
 /* rf__greedy_fill on a copy of `ans`, kept when rf_check accepts it and it
  * ranks above `ans`; *more says so. */
-static rf_status s_fill(const rf_solve_ctx_t *ctx, rf_answer_t *ans, bool *more, rf_error_t *err)
+static rf_status s_fill(const rf_solve_ctx_t *ctx, rf_answer_t *ans, double deadline, bool *more, rf_error_t *err)
 {
     const rf_problem_t *pb = rf_solve_ctx_problem(ctx);
     *more = false;
@@ -166,7 +166,7 @@ static rf_status s_fill(const rf_solve_ctx_t *ctx, rf_answer_t *ans, bool *more,
     }
     bool added = false;
     rf_error_t ferr;
-    rf_status rc = rf__greedy_fill(ctx, f, &added, &ferr);
+    rf_status rc = rf__greedy_fill(ctx, f, deadline, &added, &ferr);
     if (rc == RF_ENOMEM) {
         rf_answer_destroy(&f);
         if (err)
@@ -224,11 +224,13 @@ rf_status rf__ilp_run(const rf_solve_ctx_t *ctx, const rf_answer_t *first, const
     /* the rejected gangs placed greedily around the search's answer: a
      * search cut by its limit in an early stage never reached the later
      * ones, where a gang that simply fits may be waiting (issue 10: seeds of
-     * the reference scan missed pods at the lowest priority). Its cost is
-     * one greedy pass, taken from the margin kept for finishing. */
+     * the reference scan missed pods at the lowest priority). It runs in the
+     * margin kept for finishing when the search used the time, and stops a
+     * greedy pass before the limit. */
     if (!proven && ans->summary.rejected > 0 && rf_now_ms() + 2 * ck.greedy_ms < rf_solve_ctx_deadline_ms(ctx)) {
         bool more = false;
-        if ((rc = s_fill(ctx, ans, &more, err)) != RF_OK)
+        /* it stops a greedy pass before the limit: the check and the copy need about one */
+        if ((rc = s_fill(ctx, ans, rf_solve_ctx_deadline_ms(ctx) - ck.greedy_ms, &more, err)) != RF_OK)
             goto done;
         if (more)
             bound = 0; /* other values: the search's bound speaks of the old ones; the bounds below are redone */

@@ -64,8 +64,7 @@ typedef struct {
     int64_t node_budget;      /* branch-and-bound nodes per stage (work, not time): 0 none */
     int32_t mem_limit_mb;     /* GLPK's memory limit (glp_mem_limit), 0: none */
     const double *incumbent;  /* [n_cols] a feasible integer solution, or NULL */
-    const volatile int *stop; /* set (non-zero) by another thread: end the search now, or NULL
-                               * (CBC: looked at between stages only) */
+    const volatile int *stop; /* set (non-zero) by another thread: end the search now, or NULL */
     rf_mip_backend backend;   /* RF_MIP_CBC: CBC; else GLPK */
     int32_t threads;          /* CBC's own threads for this solve (<= 1: one) */
 } rf__mip_opts_t;

@@ -9,7 +9,8 @@
  *   deleted by the calling thread;
  * - the best solution known is the stage's MIP start; CBC's cuts and
  *   heuristics stay at their defaults; time limit in elapsed
- *   seconds (90 % of the time left: its root does not look at the limit,
+ *   seconds (90 % of the time left, divided by how far past its limit CBC
+ *   has run before in this process: its root does not look at the limit;
  *   and no stage begins with less time left than the shortest stage so far
  *   took), the relative gap, the node budget and the thread count are CBC
  *   parameters; its output is off;
@@ -35,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clock.h"
 #include "mip.h"
@@ -50,6 +52,10 @@
 #define S_TIME_SHARE 0.9
 
 static pthread_mutex_t s_lock = PTHREAD_MUTEX_INITIALIZER;
+/* How far past its limit CBC has run (taken / given, at least 1), over the
+ * stages that ended on their limit in this process: the next stages are
+ * given that much less. Raised at once, lowered slowly. Under s_lock. */
+static double s_overrun = 1.0;
 
 bool rf__mip_cbc_thread_safe(void)
 {
@@ -84,18 +90,21 @@ typedef struct {
 typedef struct {
     const volatile int *stop; /* or NULL */
     double deadline;          /* rf_now_ms() by which the search must end */
+    int32_t n_cols;           /* the program's columns (a sub-problem of CBC's own is left alone) */
     int32_t col;
     double at;
-    bool stopped;
+    int stopped; /* atomic: CBC's threads call the generator */
 } s_stopper_t;
 
 static void COINLINKAGE_CB s_stop_cb(void *osi, void *cuts, void *info)
 {
-    (void)osi;
     s_stopper_t *sp = info;
-    if (!sp->stopped && !(sp->stop && __atomic_load_n(sp->stop, __ATOMIC_RELAXED)) && rf_now_ms() < sp->deadline)
+    if (!__atomic_load_n(&sp->stopped, __ATOMIC_RELAXED) &&
+        !(sp->stop && __atomic_load_n(sp->stop, __ATOMIC_RELAXED)) && rf_now_ms() < sp->deadline)
         return;
-    sp->stopped = true;
+    if (Osi_getNumCols(osi) != sp->n_cols || Osi_getColUpper(osi)[sp->col] >= sp->at)
+        return; /* not the program as loaded: a heuristic's sub-problem */
+    __atomic_store_n(&sp->stopped, 1, __ATOMIC_RELAXED);
     int idx = sp->col;
     double one = 1;
     OsiCuts_addRowCut(cuts, 1, &idx, &one, 'G', sp->at);
@@ -111,9 +120,11 @@ static void s_fini(s_cbc_t *c, int32_t n_stages)
     free(c->lb);
     free(c->ub);
     free(c->obj);
-    for (int32_t k = 0; c->keep_col && k < n_stages; k++) {
-        free(c->keep_col[k]);
-        free(c->keep_val[k]);
+    for (int32_t k = 0; k < n_stages; k++) {
+        if (c->keep_col)
+            free(c->keep_col[k]);
+        if (c->keep_val)
+            free(c->keep_val[k]);
     }
     free(c->keep_col);
     free(c->keep_val);
@@ -286,6 +297,13 @@ static void s_param(Cbc_Model *model, const char *name, double v)
     Cbc_setParameter(model, name, buf);
 }
 
+static void s_param_int(Cbc_Model *model, const char *name, int64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    Cbc_setParameter(model, name, buf);
+}
+
 static rf_status s_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int32_t n_stages,
                         const rf__mip_opts_t *opts, rf__mip_result_t *res, s_cbc_t *c, double deadline, rf_error_t *err)
 {
@@ -322,7 +340,7 @@ static rf_status s_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int
         bool optimal = false, sound = true, infeasible = false;
         int32_t slices = 0;
         s_stopper_t stopper = {
-            .stop = opts->stop, .deadline = deadline, .col = c->stop_col, .at = c->stop_at, .stopped = false};
+            .stop = opts->stop, .deadline = deadline, .n_cols = n, .col = c->stop_col, .at = c->stop_at, .stopped = 0};
         for (;;) {
             Cbc_Model *model = s_model(c, mip);
             if (!model) {
@@ -339,25 +357,34 @@ static rf_status s_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int
             Cbc_setParameter(model, "timeMode", "elapsed");
 
             /* CBC's root does not look at its limit (under AddressSanitizer
-             * a stage given 800 ms took 1,600; Release solves ended within
-             * their limit): it gets S_TIME_SHARE of what is left */
-            s_param(model, "seconds", fmax(0.001, S_TIME_SHARE * left / 1000.0));
+             * a stage given 800 ms took 1,600; in Release 2,191 ms at 2 s):
+             * it gets S_TIME_SHARE of what is left, divided by how far past
+             * its limit it has run before */
+            double given = S_TIME_SHARE * left / s_overrun;
+            s_param(model, "seconds", fmax(0.001, given / 1000.0));
             s_param(model, "ratioGap", opts->mip_gap);
             if (grain > 0)
                 s_param(model, "allowableGap", 0.5 * grain); /* values come in whole grains */
+            else
+                s_param(model, "increment", 1e-7); /* prune no answer better by more than that (CBC's 1e-5) */
             if (opts->node_budget > 0)
-                s_param(model, "maxNodes", (double)opts->node_budget);
-            if (opts->threads > 1)
-                s_param(model, "threads", opts->threads);
+                s_param_int(model, "maxNodes", opts->node_budget > INT32_MAX ? INT32_MAX : opts->node_budget);
+            if (opts->threads > 1) /* 100 + n: CBC's deterministic parallel search */
+                s_param_int(model, "threads", 100 + (opts->threads < 64 ? opts->threads : 64));
             if (have_x)
                 Cbc_setMIPStartI(model, n, all, c->best);
             if (stopper.col >= 0)
                 Cbc_addCutCallback(model, s_stop_cb, "rackfit-stop", &stopper);
             double t0 = rf_now_ms();
             Cbc_solve(model);
-            shortest = shortest > 0 ? fmin(shortest, rf_now_ms() - t0) : rf_now_ms() - t0;
+            double spent = rf_now_ms() - t0;
+            shortest = shortest > 0 ? fmin(shortest, spent) : spent;
             slices++;
             int status = Cbc_status(model);
+            if (status == 1 && given >= 20) {
+                double r = fmax(1.0, spent / given);
+                s_overrun = r > s_overrun ? r : 0.9 * s_overrun + 0.1 * r;
+            }
             infeasible = Cbc_isProvenInfeasible(model) && !have_x;
             double b = Cbc_getBestPossibleObjValue(model);
             const double *sol = Cbc_bestSolution(model);
@@ -375,12 +402,13 @@ static rf_status s_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int
             }
             /* CBC's bound is sound when it ended normally or on a limit
              * (status 0 or 1); a proof holds for the solution it returned */
-            bool ok = (status == 0 || status == 1) && isfinite(b) && fabs(b) < 1e299 && !stopper.stopped;
-            sound &= (status == 0 || status == 1) && !stopper.stopped;
+            bool stopped = __atomic_load_n(&stopper.stopped, __ATOMIC_RELAXED);
+            bool ok = (status == 0 || status == 1) && isfinite(b) && fabs(b) < 1e299 && !stopped;
+            sound &= (status == 0 || status == 1) && !stopped;
             if (ok)
                 bound = st->maximize ? fmin(bound, b) : fmax(bound, b);
-            optimal = Cbc_isProvenOptimal(model) && took && !stopper.stopped;
-            infeasible &= !stopper.stopped;
+            optimal = Cbc_isProvenOptimal(model) && took && !stopped;
+            infeasible &= !stopped;
             Cbc_deleteModel(model);
             break;
         }
@@ -421,8 +449,24 @@ rf_status rf__mip_solve_cbc(const rf__mip_t *mip, const rf__mip_stage_t *stages,
                             const rf__mip_opts_t *opts, rf__mip_result_t *res, rf_error_t *err)
 {
     double deadline = rf_now_ms() + opts->time_limit_ms;
+    /* another solve's CBC may hold the lock: wait for it only while there
+     * is time and no stop; otherwise the incumbent is the answer */
+    while (pthread_mutex_trylock(&s_lock) != 0) {
+        if (rf_now_ms() >= deadline || (opts->stop && __atomic_load_n(opts->stop, __ATOMIC_RELAXED))) {
+            res->status = RF_MIP_NOSOLUTION;
+            if (opts->incumbent && rf__mip_feasible(mip, opts->incumbent)) {
+                res->x = malloc((size_t)mip->n_cols * sizeof *res->x + 1);
+                if (!res->x)
+                    return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+                memcpy(res->x, opts->incumbent, (size_t)mip->n_cols * sizeof *res->x);
+                res->status = RF_MIP_FEASIBLE;
+            }
+            return RF_OK;
+        }
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 1000000}; /* 1 ms */
+        nanosleep(&ts, NULL);
+    }
     s_cbc_t c;
-    pthread_mutex_lock(&s_lock);
     rf_status rc = s_body(mip, stages, n_stages, opts, res, &c, deadline, err);
     pthread_mutex_unlock(&s_lock);
     s_fini(&c, n_stages);

@@ -20,6 +20,7 @@
 #include "../support/randprob.h"
 #include "../support/testutil.h"
 #include "arena.h"
+#include "clock.h"
 #include "context.h"
 #include "file.h"
 #include "greedy.h"
@@ -399,7 +400,7 @@ static rf_answer_t *s_filled(const rf_problem_t *pb, const rf_answer_t *a, bool 
     cr_assert_eq(rf__ctx_init(&ctx, pb, NULL, &err), RF_OK, "%s", err.message);
     rf_answer_t *f = rf_answer_new(pb);
     cr_assert_eq(rf_answer_copy(f, a), RF_OK);
-    cr_assert_eq(rf__greedy_fill(&ctx, f, added, &err), RF_OK, "%s", err.message);
+    cr_assert_eq(rf__greedy_fill(&ctx, f, rf_now_ms() + 60000, added, &err), RF_OK, "%s", err.message);
     rf__ctx_fini(&ctx);
     return f;
 }

@@ -368,9 +368,9 @@ static rf_status s_lns_batch(s_lns_t *l, rf__ilp_clock_t *ck, rf_answer_t *best,
     const uint8_t *masks = l->masks;
     const bool *keeps = l->keeps;
     const int32_t G = l->G, N = l->N;
-#ifdef RF_HAVE_OPENMP
     rf_mip_backend mip = ck->mip;
     int32_t mip_threads = l->mip_threads;
+#ifdef RF_HAVE_OPENMP
 #pragma omp parallel for num_threads(batch)                                                                            \
     schedule(static, 1) if (batch > 1 && rf__mip_thread_safe(mip)) default(none)                                       \
         shared(runs, pb, best, keeps, masks, slice_end, batch, G, N, mip, mip_threads)

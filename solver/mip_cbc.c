@@ -338,10 +338,9 @@ static rf_status s_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int
         double grain = rf__mip_stage_grain(mip, st);
         double bound = st->maximize ? INFINITY : -INFINITY;
         bool optimal = false, sound = true, infeasible = false;
-        int32_t slices = 0;
         s_stopper_t stopper = {
             .stop = opts->stop, .deadline = deadline, .n_cols = n, .col = c->stop_col, .at = c->stop_at, .stopped = 0};
-        for (;;) {
+        do { /* one CBC search for the stage */
             Cbc_Model *model = s_model(c, mip);
             if (!model) {
                 rc = rf_error_set(err, RF_ENOMEM, "", "out of memory loading the integer program into CBC");
@@ -355,7 +354,6 @@ static rf_status s_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int
              * three batches of tests/data/ilp/misses-* with a MIP start */
             Cbc_setParameter(model, "preprocess", "off");
             Cbc_setParameter(model, "timeMode", "elapsed");
-
             /* CBC's root does not look at its limit (under AddressSanitizer
              * a stage given 800 ms took 1,600; in Release 2,191 ms at 2 s):
              * it gets S_TIME_SHARE of what is left, divided by how far past
@@ -379,7 +377,6 @@ static rf_status s_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int
             Cbc_solve(model);
             double spent = rf_now_ms() - t0;
             shortest = shortest > 0 ? fmin(shortest, spent) : spent;
-            slices++;
             int status = Cbc_status(model);
             if (status == 1 && given >= 20) {
                 double r = fmax(1.0, spent / given);
@@ -410,14 +407,9 @@ static rf_status s_body(const rf__mip_t *mip, const rf__mip_stage_t *stages, int
             optimal = Cbc_isProvenOptimal(model) && took && !stopped;
             infeasible &= !stopped;
             Cbc_deleteModel(model);
-            break;
-        }
+        } while (0);
         if (rc != RF_OK)
             break;
-        if (slices == 0) { /* stopped or out of time before it began */
-            res->status = have_x ? RF_MIP_FEASIBLE : RF_MIP_NOSOLUTION;
-            break;
-        }
         if (infeasible) {
             res->status = RF_MIP_INFEASIBLE;
             break;

@@ -1252,6 +1252,29 @@ static rf_status s_by_preemption(s_ctx_t *c, int32_t gi, bool at_min, rf_answer_
     return RF_OK;
 }
 
+/* Pod set p's target grown from `ok` (found with the other targets as they
+ * are) towards `hi` by bisection on slices, until `deadline`
+ * (rf_now_ms(); INFINITY: no clock read); the target is left at the most
+ * found, which is returned. */
+static int64_t s_bisect(s_ctx_t *c, s_gang_t *gv, int32_t p, int64_t ok, int64_t hi, double deadline)
+{
+    int32_t sl = gv->v[p].slice;
+    int64_t bad = hi + sl;
+    double pen;
+    while (bad - ok > sl && (isinf(deadline) || rf_now_ms() < deadline)) {
+        int64_t mid = ok + ((bad - ok) / sl / 2) * sl;
+        if (mid <= ok)
+            mid = ok + sl;
+        gv->v[p].target = mid;
+        if (s_search(c, gv, &pen))
+            ok = mid;
+        else
+            bad = mid;
+    }
+    gv->v[p].target = ok;
+    return ok;
+}
+
 /* Place one gang, elastic pod sets as large as they fit. */
 static rf_status s_place_gang(s_ctx_t *c, int32_t gi, rf_answer_t *ans, bool *admitted)
 {
@@ -1329,21 +1352,8 @@ static rf_status s_place_gang(s_ctx_t *c, int32_t gi, rf_answer_t *ans, bool *ad
             gv->v[p].target = lo[p];
         if (s_search(c, gv, &pen)) {
             /* grow each elastic pod set in turn, by bisection on slices */
-            for (int32_t p = 0; p < g->n_pod_sets; p++) {
-                int32_t s = gv->v[p].slice;
-                int64_t ok = lo[p], bad = hi[p] + s;
-                while (bad - ok > s) {
-                    int64_t mid = ok + ((bad - ok) / s / 2) * s;
-                    if (mid <= ok)
-                        mid = ok + s;
-                    gv->v[p].target = mid;
-                    if (s_search(c, gv, &pen))
-                        ok = mid;
-                    else
-                        bad = mid;
-                }
-                gv->v[p].target = ok;
-            }
+            for (int32_t p = 0; p < g->n_pod_sets; p++)
+                s_bisect(c, gv, p, lo[p], hi[p], INFINITY);
             if (!s_search(c, gv, &pen)) { /* cannot happen: `ok` targets were found */
                 rc = RF_EINTERNAL;
                 goto done;
@@ -1621,22 +1631,8 @@ static rf_status s_grow(s_ctx_t *c, rf_answer_t *ans, const s_order_t *order, in
         double pen;
         bool more = false;
         if (s_search(c, gv, &pen))
-            for (int32_t p = 0; p < gv->n_ps; p++) {
-                int32_t sl = gv->v[p].slice;
-                int64_t ok = old[p], bad = hi[p] + sl;
-                while (bad - ok > sl && rf_now_ms() < deadline) {
-                    int64_t mid = ok + ((bad - ok) / sl / 2) * sl;
-                    if (mid <= ok)
-                        mid = ok + sl;
-                    gv->v[p].target = mid;
-                    if (s_search(c, gv, &pen))
-                        ok = mid;
-                    else
-                        bad = mid;
-                }
-                gv->v[p].target = ok;
-                more |= ok > old[p];
-            }
+            for (int32_t p = 0; p < gv->n_ps; p++)
+                more |= s_bisect(c, gv, p, old[p], hi[p], deadline) > old[p];
         if (c->failed_alloc) {
             rc = RF_ENOMEM;
             break;

@@ -8,13 +8,17 @@
  * answer is always there when the time limit strikes. Then:
  * - a batch small enough for one program: rf__ilp_whole (solver/ilp_search.c);
  * - a larger batch: the neighbourhood search (rf__ilp_lns) for 75 % of the
- *   time left, then the per-gang bounds (solver/ilp_bound.c).
+ *   time left;
+ * then, unless the values are proven, the fill (rf__greedy_fill: rejected
+ * gangs that fit, elastic gangs grown), and the bounds (solver/ilp_lagrange.c,
+ * solver/ilp_bound.c).
  *
  * Time: the limit counts from the solve's start_ms (when the problem was
  * received). Work is started only when the time it is expected to take
  * (measured on the greedy pass and on earlier steps) fits before the
  * deadline less a margin (3 % of the limit, at least 2 ms) kept for
- * finishing the answer; every GLPK call has the time left as tm_lim. */
+ * finishing the answer; every MIP solve (GLPK, or CBC: docs/ilp.md,
+ * "Backends") has the time left as its limit. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +271,8 @@ static rf_status s_ilp_solve(const rf_solve_ctx_t *ctx, rf_answer_t *ans, rf_err
 
 const rf_strategy_t rf__strategy_ilp = {
     .name = "ilp",
-    .description = "the integer program of docs/ilp.md, solved with GLPK in stages from the greedy answer",
+    .description =
+        "the integer program of docs/ilp.md, solved in stages from the greedy answer (GLPK; CBC beside it on "
+        "small batches when built in), then a greedy fill",
     .solve = s_ilp_solve,
 };

@@ -19,7 +19,11 @@
  * S_BOTH_CELLS nodes x pod sets and keeps the better answer: one in Kueue's
  * own order and choices (queue order, first fit from the lowest level, its
  * descent), one in value order with the search above; larger batches get the
- * Kueue-order pass alone (s_greedy_strategy says why). Pod sets of one gang
+ * Kueue-order pass alone (s_greedy_strategy says why). A gang that fits
+ * nowhere free may preempt (solver/preempt.c); on those same smaller batches
+ * a pass in which two or more gangs preempted is run again with Kueue's
+ * victim rule, and the better of the two once more with the keep-back step
+ * (rf__greedy_run, s_keep_back). Pod sets of one gang
  * are placed at an anchor in the problem's order and, where that fails, most
  * pods first, so a leader goes where the workers left room.
  *
@@ -57,6 +61,8 @@
 #define S_CANDIDATES            3   /* best-fitting anchors tried per level */
 #define S_SCAN                  256 /* domains examined per candidate query */
 #define S_EPS                   1e-9
+#define S_RULES_FROM            2  /* gangs admitted by preemption from which a pass tries both victim rules */
+#define S_KEEP_TRIES            16 /* victims the keep-back step tries, the most valuable first */
 #define S_BOTH_CELLS            ((int64_t)1 << 21) /* nodes x pod sets up to which the strategy runs both passes */
 
 enum { S_KUEUE = 0, S_NODES = 1 };
@@ -118,7 +124,10 @@ typedef struct {
     int64_t best_len, best_cap;
     int64_t cur_off[64], cur_end[64], best_off[64], best_end[64];
     bool failed_alloc;
-    bool kueue_only; /* Kueue's choices only: first fit, lowest level, its descent */
+    bool kueue_only;      /* Kueue's choices only: first fit, lowest level, its descent */
+    rf__victim_rule rule; /* the preemption's victim order (solver/preempt.h) */
+    int32_t n_preemptors; /* gangs admitted by preemption in this pass */
+    double deadline;      /* the solve's (rf_now_ms()): the keep-back step stops there */
 } s_ctx_t;
 
 /* ---------------------------------------------------------------- setup */
@@ -1244,7 +1253,8 @@ static rf_status s_commit(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
 static rf_status s_by_preemption(s_ctx_t *c, int32_t gi, bool at_min, rf_answer_t *ans, bool *admitted)
 {
     const rf_gang_t *g = &c->pb->gangs[gi];
-    RF_CALL(rf__preempt_try(c->pb, &c->tree, gi, at_min, ans, admitted));
+    RF_CALL(rf__preempt_try(c->pb, &c->tree, gi, at_min, c->rule, ans, admitted));
+    c->n_preemptors += *admitted;
     for (int32_t p = 0; *admitted && p < g->n_pod_sets; p++)
         for (int32_t k = 0; k < ans->gangs[gi].pod_sets[p].n_placements; k++)
             s_apply(c, &g->pod_sets[p], ans->gangs[gi].pod_sets[p].placements[k].node,
@@ -1461,6 +1471,116 @@ done:
     return rc;
 }
 
+/* Gang g's placements in `ans` in or out of the capacity view. */
+static void s_apply_gang(s_ctx_t *c, const rf_answer_t *ans, int32_t g, int sign)
+{
+    const rf_gang_t *gg = &c->pb->gangs[g];
+    for (int32_t p = 0; ans->gangs[g].admitted && p < gg->n_pod_sets; p++) {
+        const rf_pod_set_answer_t *pa = &ans->gangs[g].pod_sets[p];
+        for (int32_t k = 0; k < pa->n_placements; k++)
+            s_apply(c, &gg->pod_sets[p], pa->placements[k].node, pa->placements[k].count, sign);
+    }
+}
+
+static _Thread_local const rf_problem_t *s_kb_pb; /* qsort has no context */
+
+static int s_cmp_victim_units(const void *a, const void *b)
+{
+    int32_t i = *(const int32_t *)a, j = *(const int32_t *)b;
+    const rf_running_t *x = &s_kb_pb->running[i], *y = &s_kb_pb->running[j];
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    if (x->units != y->units)
+        return x->units > y->units ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+/* Keep back: each gang the pass preempted, the most valuable first, is kept
+ * again, its preemptors (the admitted gangs above it with new pods on its
+ * nodes) are lifted out and placed again in the pass's order, preempting as
+ * the greedy does (room other victims freed is theirs to take); the move
+ * stays when every one of them is admitted again and the answer ranks higher
+ * (victims left without a preemptor are kept too). Each gang placed for
+ * itself takes the cheapest victims for itself, which for the batch may be
+ * several small gangs where one freed rack would have served two gangs:
+ * this undoes such choices one victim at a time. `ans` is finished on
+ * return. */
+static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *order, int32_t n_order)
+{
+    const rf_problem_t *pb = c->pb;
+    rf_answer_t *was = rf_answer_new(pb);
+    int32_t *vict = malloc(sizeof *vict * (size_t)(pb->n_running + 1));
+    int32_t *lifted = malloc(sizeof *lifted * (size_t)(pb->n_gangs + 1));
+    uint8_t *on = calloc((size_t)pb->n_nodes + 1, 1);
+    rf_status rc = RF_OK;
+    int32_t n_vict = 0, preemptors = c->n_preemptors;
+    if (!was || !vict || !lifted || !on) {
+        rc = RF_ENOMEM;
+        goto done;
+    }
+    if ((rc = rf__preempt_settle(ans)) != RF_OK || (rc = rf_answer_finish(ans)) != RF_OK)
+        goto done;
+    for (int32_t v = 0; v < pb->n_running; v++)
+        if (ans->running[v].preempted)
+            vict[n_vict++] = v;
+    s_kb_pb = pb;
+    qsort(vict, (size_t)n_vict, sizeof *vict, s_cmp_victim_units);
+    s_kb_pb = NULL;
+    if (n_vict > S_KEEP_TRIES)
+        n_vict = S_KEEP_TRIES;
+    for (int32_t i = 0; i < n_vict && rc == RF_OK && rf_now_ms() < c->deadline; i++) {
+        int32_t v = vict[i];
+        const rf_running_t *run = &pb->running[v];
+        if (!ans->running[v].preempted)
+            continue; /* kept by an earlier move */
+        for (int32_t j = 0; j < run->n_pod_sets; j++)
+            for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++)
+                on[run->pod_sets[j].placements[k].node] = 1;
+        int32_t n_lifted = 0;
+        for (int32_t q = 0; q < n_order; q++) {
+            int32_t g = order[q].gang;
+            const rf_gang_t *gg = &pb->gangs[g];
+            bool hit = false;
+            for (int32_t p = 0; ans->gangs[g].admitted && gg->priority > run->priority && p < gg->n_pod_sets && !hit;
+                 p++)
+                for (int32_t k = 0; k < ans->gangs[g].pod_sets[p].n_placements && !hit; k++)
+                    hit = on[ans->gangs[g].pod_sets[p].placements[k].node];
+            if (hit)
+                lifted[n_lifted++] = g;
+        }
+        for (int32_t j = 0; j < run->n_pod_sets; j++)
+            for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++)
+                on[run->pod_sets[j].placements[k].node] = 0;
+        if (n_lifted == 0 || (rc = rf_answer_copy(was, ans)) != RF_OK)
+            continue;
+        for (int32_t q = 0; q < n_lifted; q++) {
+            s_apply_gang(c, ans, lifted[q], -1);
+            rf_answer_gang_reset(ans, lifted[q]);
+        }
+        rf_answer_preempt(ans, v, false);
+        bool all = true;
+        for (int32_t q = 0; q < n_lifted && all && rc == RF_OK; q++)
+            rc = s_place_gang(c, lifted[q], ans, &all);
+        if (rc == RF_OK && all && (rc = rf__preempt_settle(ans)) == RF_OK && (rc = rf_answer_finish(ans)) == RF_OK &&
+            rf_answer_compare(ans, was) < 0)
+            continue;
+        /* as it was */
+        for (int32_t q = 0; q < n_lifted; q++)
+            s_apply_gang(c, ans, lifted[q], -1);
+        if (rf_answer_copy(ans, was) != RF_OK && rc == RF_OK)
+            rc = RF_ENOMEM;
+        for (int32_t q = 0; q < n_lifted; q++)
+            s_apply_gang(c, ans, lifted[q], +1);
+    }
+done:
+    c->n_preemptors = preemptors;
+    rf_answer_destroy(&was);
+    free(vict);
+    free(lifted);
+    free(on);
+    return rc;
+}
+
 /* A lower bound on the penalty of gang g in any feasible answer: its pods
  * (none bound, one pod set) need at least ceil(k / most that fit) domains at
  * every level, counted on the capacity before anything is placed. */
@@ -1487,8 +1607,10 @@ rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order gorder, rf_a
     return rc;
 }
 
-rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, bool polish, rf_answer_t *ans,
-                         double *gang_lb, rf_error_t *err)
+/* One pass of rf__greedy_run with the victim rule `rule`; *n_preemptors
+ * gets the number of gangs it admitted by preemption. */
+static rf_status s_pass(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, rf__victim_rule rule, bool keep_back,
+                        bool polish, rf_answer_t *ans, double *gang_lb, int32_t *n_preemptors, rf_error_t *err)
 {
     const rf_problem_t *pb = ctx->problem;
     s_ctx_t c;
@@ -1498,6 +1620,8 @@ rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, boo
     if (rc != RF_OK)
         goto done;
     c.kueue_only = gorder == RF__ORDER_KUEUE;
+    c.rule = rule;
+    c.deadline = ctx->deadline_ms;
     for (int32_t g = 0; g < pb->n_gangs; g++)
         if (pb->gangs[g].n_pod_sets > 64) {
             rc = rf_error_set(err, RF_EUNSUPPORTED, "", "gang %s: more than 64 pod sets", pb->gangs[g].name);
@@ -1545,6 +1669,13 @@ rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, boo
             blocked_prio = order[i].priority;
         }
     }
+    if (keep_back) {
+        rc = s_keep_back(&c, ans, order, pb->n_gangs);
+        if (rc != RF_OK) {
+            rf_error_set(err, rc, "", "greedy: %s while keeping victims back", rf_status_message(rc));
+            goto done;
+        }
+    }
     if (polish) {
         rc = s_polish(&c, ans, bounds);
         if (rc != RF_OK) {
@@ -1582,11 +1713,48 @@ rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, boo
     ans->summary.penalty_bound = bound;
     ans->summary.optimal = all && ans->summary.penalty <= bound + 1e-6;
     ans->summary.mode_used = "greedy";
+    *n_preemptors = c.n_preemptors;
 done:
     free(order);
     free(bounds);
     if (c.pb)
         s_ctx_fini(&c);
+    return rc;
+}
+
+rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, bool polish, rf_answer_t *ans,
+                         double *gang_lb, rf_error_t *err)
+{
+    int32_t n = 0;
+    RF_CALL(s_pass(ctx, gorder, RF__VICTIMS_CHEAPEST, false, polish, ans, gang_lb, &n, err));
+    if (n < S_RULES_FROM || rf__greedy_first_order(ctx) == RF__ORDER_KUEUE)
+        return RF_OK;
+    /* Several gangs preempted, on a batch small enough for more than one
+     * pass (as the strategy's two orders): the victims one gang chose
+     * change what the next finds, and the cheapest victims for each gang
+     * alone are not the cheapest for the batch (bench/RESULTS.md, "Victim
+     * rules"). The pass again with Kueue's rule; then the better of the two
+     * once more, with the keep-back step. The best answer is kept (the
+     * earlier on a tie). */
+    rf_answer_t *other = rf_answer_new(ctx->problem);
+    if (!other)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    rf__victim_rule best = RF__VICTIMS_CHEAPEST;
+    rf_status rc = s_pass(ctx, gorder, RF__VICTIMS_RECENT, false, polish, other, NULL, &n, err);
+    if (rc == RF_OK && rf_answer_compare(other, ans) < 0) {
+        rc = rf_answer_copy(ans, other);
+        best = RF__VICTIMS_RECENT;
+    }
+    if (rc == RF_OK) {
+        rf_answer_t *fresh = rf_answer_new(ctx->problem);
+        rf_answer_destroy(&other);
+        other = fresh;
+        rc = other ? s_pass(ctx, gorder, best, true, polish, other, NULL, &n, err)
+                   : rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    }
+    if (rc == RF_OK && rf_answer_compare(other, ans) < 0)
+        rc = rf_answer_copy(ans, other);
+    rf_answer_destroy(&other);
     return rc;
 }
 

@@ -19,9 +19,11 @@
  * whole slices in the slice-level domains inside it (s_fill_sliced); in one at
  * or below that level every rank order meets the slice rule. In a domain, the candidate
  * victims are the preemptible running gangs of priority below P, not yet
- * preempted, with a pod on one of its nodes, sorted cheapest first (lowest
- * priority, then fewest units, then fewest pods, then the most spread, whose
- * eviction lowers the penalty most). The shortest prefix that makes the gang
+ * preempted, with a pod on one of its nodes, sorted by the caller's rule:
+ * cheapest first (lowest priority, then fewest units, then fewest pods, then
+ * the most spread, whose eviction lowers the penalty most), or Kueue's
+ * (lowest priority, then the most recently admitted, the later in `running`).
+ * The shortest prefix that makes the gang
  * fit is found by bisection (fitting is monotone in the prefix), then each
  * victim is dropped again if the gang still fits without it, most expensive
  * first (at most S_PRUNE = 8 tries). The fit test fills the domain's nodes with
@@ -77,6 +79,7 @@ typedef struct {
     const rf_answer_t *ans;
     const rf_gang_t *gang;
     int64_t prio;
+    rf__victim_rule rule;
     int32_t N, R;
     int64_t target[S_MAX_PS];
     int64_t *room;      /* [N * R]: m0 plus what the victims applied so far free */
@@ -269,8 +272,19 @@ static int s_victim_cmp(const void *a, const void *b)
     return (*(const int32_t *)a > *(const int32_t *)b) - (*(const int32_t *)a < *(const int32_t *)b);
 }
 
+/* Kueue's CandidatesOrdering: lowest priority, then the most recently
+ * admitted first (the later in `running`). */
+static int s_victim_cmp_recent(const void *a, const void *b)
+{
+    int32_t i = *(const int32_t *)a, j = *(const int32_t *)b;
+    const rf_running_t *x = &s_sort_pb->running[i], *y = &s_sort_pb->running[j];
+    if (x->priority != y->priority)
+        return x->priority < y->priority ? -1 : 1;
+    return (i < j) - (i > j);
+}
+
 /* Candidate victims with a pod under domain d (nodes [lo, hi) of
- * node_order), sorted cheapest first, into c->cand. */
+ * node_order), in the rule's order, into c->cand. */
 static int32_t s_candidates(s_pc_t *c, int32_t lo, int32_t hi)
 {
     int32_t n = 0;
@@ -670,7 +684,8 @@ static rf_status s_alloc(s_pc_t *c)
         if (pb->running[i].preemptible && !c->ans->running[i].preempted && pb->running[i].priority < c->prio)
             c->sorted[c->n_sorted++] = i;
     s_sort_pb = pb;
-    qsort(c->sorted, (size_t)c->n_sorted, sizeof *c->sorted, s_victim_cmp);
+    qsort(c->sorted, (size_t)c->n_sorted, sizeof *c->sorted,
+          c->rule == RF__VICTIMS_RECENT ? s_victim_cmp_recent : s_victim_cmp);
     s_sort_pb = NULL;
     for (size_t j = 0; j < P; j++)
         for (int32_t n = 0; n < c->N; n++)
@@ -745,8 +760,8 @@ static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t 
     }
 }
 
-rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, bool at_min, rf_answer_t *ans,
-                          bool *placed)
+rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, bool at_min,
+                          rf__victim_rule rule, rf_answer_t *ans, bool *placed)
 {
     *placed = false;
     if (!s_worth_trying(pb, ans, gang) || tree->n_in_tree == 0)
@@ -756,6 +771,7 @@ rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_
                 .ans = ans,
                 .gang = &pb->gangs[gang],
                 .prio = pb->gangs[gang].priority,
+                .rule = rule,
                 .N = pb->n_nodes,
                 .R = pb->n_resources};
     int32_t *best_v = malloc(sizeof *best_v * (size_t)(pb->n_running + 1));

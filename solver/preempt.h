@@ -28,18 +28,26 @@
 #include "rackfit/problem.h"
 #include "tree.h"
 
+/* The order in which a domain's candidate victims are taken (the shortest
+ * prefix that makes the gang fit, then pruned): */
+typedef enum {
+    RF__VICTIMS_CHEAPEST = 0, /* lowest priority, fewest units, fewest pods, most spread */
+    RF__VICTIMS_RECENT        /* lowest priority, most recently admitted first (Kueue's CandidatesOrdering) */
+} rf__victim_rule;
+
 /* Try to admit gang `gang` (not admitted in `ans`) by preempting whole,
  * preemptible running gangs of lower priority: in every candidate domain
  * (at or below the gang's deepest required or slice level; the whole cluster
- * too when it has none) the cheapest victims that make the gang fit are
- * chosen (least value lost, priority by priority from the highest, then the
- * least penalty of what is kept and placed), and the best domain wins. Every
- * pod set at `count`, or at `min_count` with `at_min` (the greedy asks for
- * count before it places an elastic gang smaller without preemption, and for
- * min_count when that failed too). *placed false: nothing changed. RF_ENOMEM
- * on allocation failure (the answer is then unchanged). */
-rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, bool at_min, rf_answer_t *ans,
-                          bool *placed);
+ * too when it has none) the shortest prefix of the candidates in `rule`'s
+ * order that makes the gang fit, pruned; the best domain wins (least value
+ * lost, priority by priority from the highest, then the least penalty of
+ * what is kept and placed). Every pod set at `count`, or at `min_count`
+ * with `at_min` (the greedy asks for count before it places an elastic gang
+ * smaller without preemption, and for min_count when that failed too).
+ * *placed false: nothing changed. RF_ENOMEM on allocation failure (the
+ * answer is then unchanged). */
+rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, bool at_min,
+                          rf__victim_rule rule, rf_answer_t *ans, bool *placed);
 
 /* Keep every preempted running gang that has no preemptor left in `ans`. */
 rf_status rf__preempt_settle(rf_answer_t *ans);

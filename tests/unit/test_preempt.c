@@ -253,3 +253,32 @@ Test(preempt, sliced_gang_spans_racks_in_whole_slices)
     rf_problem_destroy(&pb);
     rf_test_no_leaks();
 }
+
+#define RUN4(name, extra, node)                                                                                        \
+    "{\"name\":\"" name "\",\"priority\":0" extra ",\"pod_sets\":[{\"name\":\"w\","                                    \
+    "\"requests\":{\"nvidia.com/gpu\":4},\"placements\":[" AT(node) "]}]}"
+#define GANG4(name)                                                                                                    \
+    "{\"name\":\"" name                                                                                                \
+    "\",\"priority\":100,\"pod_sets\":[{\"name\":\"w\",\"count\":1,\"requests\":{\"nvidia.com/gpu\":4}}]}"
+
+/* Keep-back (solver/greedy.c): each gang alone takes its cheapest victims,
+ * which for the batch is not the cheapest. p1 (4 GPUs) evicts v (4 GPUs on
+ * h-0, beside a protected 4-GPU gang) rather than w (a whole 8-GPU host,
+ * h-4); p2 then finds h-0 full and evicts w, whose host keeps 4 GPUs free.
+ * Both victim rules choose so (v is also the more recent). Keeping v back
+ * and placing p1 again in w's freed room loses 8 GPUs, not 12. */
+Test(preempt, keep_back_undoes_a_victim_another_made_needless)
+{
+    rf_problem_t *pb;
+    rf_answer_t *a =
+        s_solve("[" RUN("w", 0, "", AT(4)) "," RUN4("v", "", 0) "," RUN4("u", ",\"preemptible\":false", 0) "]",
+                "[" GANG4("p1") "," GANG4("p2") "]", NULL, &pb);
+    cr_assert(a->gangs[0].admitted && a->gangs[1].admitted);
+    s_expect(a, "100");
+    cr_assert_eq(a->running[0].n_by, 2, "w's host serves both");
+    cr_assert_eq(a->gangs[0].pod_sets[0].placements[0].node, 4);
+    cr_assert_eq(a->gangs[1].pod_sets[0].placements[0].node, 4);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}

@@ -1253,7 +1253,7 @@ static rf_status s_commit(s_ctx_t *c, const s_gang_t *gv, rf_answer_t *ans)
 static rf_status s_by_preemption(s_ctx_t *c, int32_t gi, bool at_min, rf_answer_t *ans, bool *admitted)
 {
     const rf_gang_t *g = &c->pb->gangs[gi];
-    RF_CALL(rf__preempt_try(c->pb, &c->tree, gi, at_min, c->rule, ans, admitted));
+    RF_CALL(rf__preempt_try(c->pb, &c->tree, c->elig, gi, at_min, c->rule, ans, admitted));
     c->n_preemptors += *admitted;
     for (int32_t p = 0; *admitted && p < g->n_pod_sets; p++)
         for (int32_t k = 0; k < ans->gangs[gi].pod_sets[p].n_placements; k++)
@@ -1607,32 +1607,44 @@ rf_status rf__greedy_solve(const rf_problem_t *pb, rf__greedy_order gorder, rf_a
     return rc;
 }
 
-/* One pass of rf__greedy_run with the victim rule `rule`; *n_preemptors
- * gets the number of gangs it admitted by preemption. */
-static rf_status s_pass(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, rf__victim_rule rule, bool keep_back,
-                        bool polish, rf_answer_t *ans, double *gang_lb, int32_t *n_preemptors, rf_error_t *err)
+/* A pass of rf__greedy_run in progress: its capacity view, its order and
+ * the gangs' own bounds, alive between placing and finishing. */
+typedef struct {
+    s_ctx_t c;
+    s_order_t *order;
+    double *bounds;
+} s_run_t;
+
+static void s_run_fini(s_run_t *r)
+{
+    free(r->order);
+    free(r->bounds);
+    if (r->c.pb)
+        s_ctx_fini(&r->c);
+    memset(r, 0, sizeof *r);
+}
+
+/* The pass's placing: every gang in `gorder`, preempting with victim rule
+ * `rule`, into `ans` (not finished). r->c.n_preemptors counts the gangs
+ * admitted by preemption. */
+static rf_status s_run_place(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, rf__victim_rule rule, rf_answer_t *ans,
+                             double *gang_lb, s_run_t *r, rf_error_t *err)
 {
     const rf_problem_t *pb = ctx->problem;
-    s_ctx_t c;
-    s_order_t *order = NULL;
-    double *bounds = NULL;
-    rf_status rc = s_ctx_init(&c, ctx, err);
-    if (rc != RF_OK)
-        goto done;
-    c.kueue_only = gorder == RF__ORDER_KUEUE;
-    c.rule = rule;
-    c.deadline = ctx->deadline_ms;
+    memset(r, 0, sizeof *r);
+    RF_CALL(s_ctx_init(&r->c, ctx, err));
+    s_ctx_t *c = &r->c;
+    c->kueue_only = gorder == RF__ORDER_KUEUE;
+    c->rule = rule;
+    c->deadline = ctx->deadline_ms;
     for (int32_t g = 0; g < pb->n_gangs; g++)
-        if (pb->gangs[g].n_pod_sets > 64) {
-            rc = rf_error_set(err, RF_EUNSUPPORTED, "", "gang %s: more than 64 pod sets", pb->gangs[g].name);
-            goto done;
-        }
-    order = malloc((size_t)(pb->n_gangs + 1) * sizeof *order);
-    bounds = malloc((size_t)(pb->n_gangs + 1) * sizeof *bounds);
-    if (!order || !bounds) {
-        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
-        goto done;
-    }
+        if (pb->gangs[g].n_pod_sets > 64)
+            return rf_error_set(err, RF_EUNSUPPORTED, "", "gang %s: more than 64 pod sets", pb->gangs[g].name);
+    r->order = malloc((size_t)(pb->n_gangs + 1) * sizeof *r->order);
+    r->bounds = malloc((size_t)(pb->n_gangs + 1) * sizeof *r->bounds);
+    if (!r->order || !r->bounds)
+        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    s_order_t *order = r->order;
     for (int32_t g = 0; g < pb->n_gangs; g++) {
         const rf_gang_t *gg = &pb->gangs[g];
         order[g] = (s_order_t){.gang = g, .priority = gg->priority};
@@ -1641,9 +1653,9 @@ static rf_status s_pass(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, rf__
             order[g].units += vr >= 0 ? gg->pod_sets[p].count * gg->pod_sets[p].requests[vr] : 0;
             order[g].pods += gg->pod_sets[p].count;
         }
-        bounds[g] = s_gang_bound(&c, g);
+        r->bounds[g] = s_gang_bound(c, g);
         if (gang_lb)
-            gang_lb[g] = bounds[g];
+            gang_lb[g] = r->bounds[g];
     }
     bool ordered = pb->options.admission == RF_ADMIT_ORDERED;
     qsort(order, (size_t)pb->n_gangs, sizeof *order,
@@ -1659,36 +1671,33 @@ static rf_status s_pass(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, rf__
             continue;
         }
         bool admitted = false;
-        rc = s_place_gang(&c, g, ans, &admitted);
-        if (rc != RF_OK) {
-            rf_error_set(err, rc, "", "greedy: %s while placing gang %s", rf_status_message(rc), pb->gangs[g].name);
-            goto done;
-        }
+        rf_status rc = s_place_gang(c, g, ans, &admitted);
+        if (rc != RF_OK)
+            return rf_error_set(err, rc, "", "greedy: %s while placing gang %s", rf_status_message(rc),
+                                pb->gangs[g].name);
         if (!admitted && ordered) {
             blocked_by = g;
             blocked_prio = order[i].priority;
         }
     }
-    if (keep_back) {
-        rc = s_keep_back(&c, ans, order, pb->n_gangs);
-        if (rc != RF_OK) {
-            rf_error_set(err, rc, "", "greedy: %s while keeping victims back", rf_status_message(rc));
-            goto done;
-        }
-    }
-    if (polish) {
-        rc = s_polish(&c, ans, bounds);
-        if (rc != RF_OK) {
-            rf_error_set(err, rc, "", "greedy: %s while polishing", rf_status_message(rc));
-            goto done;
-        }
-    }
+    return RF_OK;
+}
+
+/* The pass's end: the keep-back step (with `keep_back`), the polish (with
+ * `polish`), victims without a preemptor kept, `ans` finished with its
+ * bound, optimal and mode_used. */
+static rf_status s_run_end(s_run_t *r, bool keep_back, bool polish, rf_answer_t *ans, rf_error_t *err)
+{
+    const rf_problem_t *pb = r->c.pb;
+    rf_status rc;
+    if (keep_back && (rc = s_keep_back(&r->c, ans, r->order, pb->n_gangs)) != RF_OK)
+        return rf_error_set(err, rc, "", "greedy: %s while keeping victims back", rf_status_message(rc));
+    if (polish && (rc = s_polish(&r->c, ans, r->bounds)) != RF_OK)
+        return rf_error_set(err, rc, "", "greedy: %s while polishing", rf_status_message(rc));
     if ((rc = rf__preempt_settle(ans)) == RF_OK) /* victims whose preemptor moved away are kept */
         rc = rf_answer_finish(ans);
-    if (rc != RF_OK) {
-        rf_error_set(err, rc, "", "out of memory finishing the answer");
-        goto done;
-    }
+    if (rc != RF_OK)
+        return rf_error_set(err, rc, "", "out of memory finishing the answer");
     double bound = 0;
     /* the value is proven maximal only when every gang got every pod */
     bool all = true;
@@ -1697,7 +1706,7 @@ static rf_status s_pass(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, rf__
             all = false;
             continue;
         }
-        bound += bounds[g];
+        bound += r->bounds[g];
         for (int32_t p = 0; p < pb->gangs[g].n_pod_sets; p++) {
             const rf_pod_set_t *ps = &pb->gangs[g].pod_sets[p];
             int64_t pods = ps->n_bound_pods;
@@ -1713,48 +1722,49 @@ static rf_status s_pass(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, rf__
     ans->summary.penalty_bound = bound;
     ans->summary.optimal = all && ans->summary.penalty <= bound + 1e-6;
     ans->summary.mode_used = "greedy";
-    *n_preemptors = c.n_preemptors;
-done:
-    free(order);
-    free(bounds);
-    if (c.pb)
-        s_ctx_fini(&c);
-    return rc;
+    return RF_OK;
 }
 
 rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, bool polish, rf_answer_t *ans,
                          double *gang_lb, rf_error_t *err)
 {
-    int32_t n = 0;
-    RF_CALL(s_pass(ctx, gorder, RF__VICTIMS_CHEAPEST, false, polish, ans, gang_lb, &n, err));
-    if (n < S_RULES_FROM || rf__greedy_first_order(ctx) == RF__ORDER_KUEUE)
-        return RF_OK;
+    s_run_t a, b;
+    memset(&b, 0, sizeof b);
+    rf_answer_t *other = NULL;
+    rf_status rc = s_run_place(ctx, gorder, RF__VICTIMS_CHEAPEST, ans, gang_lb, &a, err);
+    if (rc != RF_OK)
+        goto done;
+    if (a.c.n_preemptors < S_RULES_FROM || rf__greedy_first_order(ctx) == RF__ORDER_KUEUE) {
+        rc = s_run_end(&a, false, polish, ans, err);
+        goto done;
+    }
     /* Several gangs preempted, on a batch small enough for more than one
      * pass (as the strategy's two orders): the victims one gang chose
      * change what the next finds, and the cheapest victims for each gang
      * alone are not the cheapest for the batch (bench/RESULTS.md, "Victim
-     * rules"). The pass again with Kueue's rule; then the better of the two
-     * once more, with the keep-back step. The best answer is kept (the
-     * earlier on a tie). */
-    rf_answer_t *other = rf_answer_new(ctx->problem);
-    if (!other)
-        return rf_error_set(err, RF_ENOMEM, "", "out of memory");
-    rf__victim_rule best = RF__VICTIMS_CHEAPEST;
-    rf_status rc = s_pass(ctx, gorder, RF__VICTIMS_RECENT, false, polish, other, NULL, &n, err);
-    if (rc == RF_OK && rf_answer_compare(other, ans) < 0) {
-        rc = rf_answer_copy(ans, other);
-        best = RF__VICTIMS_RECENT;
+     * rules and keep-back"). The pass again with Kueue's rule; the better
+     * of the two (the first on a tie) goes on with the keep-back step. */
+    if (!(other = rf_answer_new(ctx->problem))) {
+        rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+        goto done;
     }
-    if (rc == RF_OK) {
-        rf_answer_t *fresh = rf_answer_new(ctx->problem);
-        rf_answer_destroy(&other);
-        other = fresh;
-        rc = other ? s_pass(ctx, gorder, best, true, polish, other, NULL, &n, err)
-                   : rf_error_set(err, RF_ENOMEM, "", "out of memory");
+    if ((rc = s_run_place(ctx, gorder, RF__VICTIMS_RECENT, other, NULL, &b, err)) != RF_OK)
+        goto done;
+    if ((rc = rf__preempt_settle(ans)) != RF_OK || (rc = rf_answer_finish(ans)) != RF_OK ||
+        (rc = rf__preempt_settle(other)) != RF_OK || (rc = rf_answer_finish(other)) != RF_OK) {
+        rf_error_set(err, rc, "", "out of memory finishing the answer");
+        goto done;
     }
-    if (rc == RF_OK && rf_answer_compare(other, ans) < 0)
-        rc = rf_answer_copy(ans, other);
+    if (rf_answer_compare(other, ans) < 0) {
+        if ((rc = s_run_end(&b, true, polish, other, err)) == RF_OK && (rc = rf_answer_copy(ans, other)) != RF_OK)
+            rf_error_set(err, rc, "", "out of memory");
+    } else {
+        rc = s_run_end(&a, true, polish, ans, err);
+    }
+done:
     rf_answer_destroy(&other);
+    s_run_fini(&a);
+    s_run_fini(&b);
     return rc;
 }
 

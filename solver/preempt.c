@@ -82,8 +82,8 @@ typedef struct {
     rf__victim_rule rule;
     int32_t N, R;
     int64_t target[S_MAX_PS];
-    int64_t *room;      /* [N * R]: m0 plus what the victims applied so far free */
-    uint8_t *elig;      /* [n_pod_sets * N] */
+    int64_t *room;                 /* [N * R]: m0 plus what the victims applied so far free */
+    const uint8_t *elig[S_MAX_PS]; /* [N] per pod set: the solve's eligibility mask of its class */
     int64_t *capfit;    /* [n_pod_sets * N]: pods of pod set j an empty node n would take (capped at the target) */
     int32_t *vic_start; /* [N + 1]: candidate victims with pods on node n (CSR) */
     int32_t *vic_list;
@@ -421,8 +421,7 @@ static bool s_fit_test(s_pc_t *c, int32_t lo, int32_t hi)
         int32_t n_room = 0; /* only nodes with room are sorted: on a full cluster, the victims' */
         for (int32_t q = 0; q < m; q++) {
             int32_t node = c->t->node_order[lo + q];
-            c->fit[q] =
-                c->elig[(size_t)j * c->N + node] ? s_fits(c, &c->room[(size_t)node * (size_t)c->R], req, need) : 0;
+            c->fit[q] = c->elig[j][node] ? s_fits(c, &c->room[(size_t)node * (size_t)c->R], req, need) : 0;
             total += c->fit[q];
             if (c->fit[q] > 0)
                 c->order[n_room++] = q;
@@ -637,7 +636,6 @@ static rf_status s_alloc(s_pc_t *c)
     const rf_problem_t *pb = c->pb;
     size_t N = (size_t)c->N, R = (size_t)c->R, K = (size_t)pb->n_running, P = (size_t)c->gang->n_pod_sets;
     c->room = malloc(sizeof *c->room * (N * R + 1));
-    c->elig = malloc(P * N + 1);
     c->capfit = malloc(sizeof *c->capfit * (P * N + 1));
     c->vic_start = calloc(N + 2, sizeof *c->vic_start);
     c->stamp = calloc(K + 1, sizeof *c->stamp);
@@ -650,8 +648,8 @@ static rf_status s_alloc(s_pc_t *c)
     size_t D = (size_t)c->t->level_start[c->t->n_levels] + 1;
     c->sub = malloc(sizeof *c->sub * D);
     c->sub_slices = malloc(sizeof *c->sub_slices * D);
-    if (!c->sub || !c->sub_slices || !c->room || !c->elig || !c->capfit || !c->vic_start || !c->stamp || !c->cand ||
-        !c->sorted || !c->work || !c->order || !c->fit || !c->pl)
+    if (!c->sub || !c->sub_slices || !c->room || !c->capfit || !c->vic_start || !c->stamp || !c->cand || !c->sorted ||
+        !c->work || !c->order || !c->fit || !c->pl)
         return RF_ENOMEM;
     /* candidate victims per node (CSR) */
     int32_t total = 0;
@@ -687,16 +685,12 @@ static rf_status s_alloc(s_pc_t *c)
     qsort(c->sorted, (size_t)c->n_sorted, sizeof *c->sorted,
           c->rule == RF__VICTIMS_RECENT ? s_victim_cmp_recent : s_victim_cmp);
     s_sort_pb = NULL;
-    for (size_t j = 0; j < P; j++)
-        for (int32_t n = 0; n < c->N; n++)
-            c->elig[j * N + (size_t)n] = rf_node_admits(pb, n, &c->gang->pod_sets[j]);
     return s_room(c);
 }
 
 static void s_release(s_pc_t *c)
 {
     free(c->room);
-    free(c->elig);
     free(c->capfit);
     free(c->vic_start);
     free(c->vic_list);
@@ -736,9 +730,7 @@ static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t 
     for (int32_t j = 0; j < c->gang->n_pod_sets; j++)
         for (int32_t n = 0; n < c->N; n++)
             c->capfit[(size_t)j * (size_t)c->N + (size_t)n] =
-                c->elig[(size_t)j * (size_t)c->N + (size_t)n]
-                    ? s_fits(c, c->pb->nodes[n].allocatable, c->gang->pod_sets[j].requests, c->target[j])
-                    : 0;
+                c->elig[j][n] ? s_fits(c, c->pb->nodes[n].allocatable, c->gang->pod_sets[j].requests, c->target[j]) : 0;
     for (int32_t l = deepest < 0 ? -1 : deepest; l < t->n_levels; l++) {
         int32_t d0 = l < 0 ? 0 : t->level_start[l], d1 = l < 0 ? 1 : t->level_start[l + 1];
         for (int32_t d = d0; d < d1; d++) {
@@ -760,8 +752,8 @@ static void s_all_domains(s_pc_t *c, int32_t *best_v, s_choice_t *best, int32_t 
     }
 }
 
-rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, bool at_min,
-                          rf__victim_rule rule, rf_answer_t *ans, bool *placed)
+rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, const rf__elig_t *elig, int32_t gang,
+                          bool at_min, rf__victim_rule rule, rf_answer_t *ans, bool *placed)
 {
     *placed = false;
     if (!s_worth_trying(pb, ans, gang) || tree->n_in_tree == 0)
@@ -774,6 +766,8 @@ rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_
                 .rule = rule,
                 .N = pb->n_nodes,
                 .R = pb->n_resources};
+    for (int32_t j = 0; j < c.gang->n_pod_sets; j++)
+        c.elig[j] = elig->ok[elig->class_of[elig->gang_ps0[gang] + j]];
     int32_t *best_v = malloc(sizeof *best_v * (size_t)(pb->n_running + 1));
     rf_status rc = best_v ? s_alloc(&c) : RF_ENOMEM;
     s_choice_t best = {.ok = false};

@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 
+#include "eligible.h"
 #include "rackfit/answer.h"
 #include "rackfit/problem.h"
 #include "tree.h"
@@ -44,10 +45,11 @@ typedef enum {
  * what is kept and placed). Every pod set at `count`, or at `min_count`
  * with `at_min` (the greedy asks for count before it places an elastic gang
  * smaller without preemption, and for min_count when that failed too).
- * *placed false: nothing changed. RF_ENOMEM on allocation failure (the
- * answer is then unchanged). */
-rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, int32_t gang, bool at_min,
-                          rf__victim_rule rule, rf_answer_t *ans, bool *placed);
+ * `elig` is the solve's eligibility (solver/eligible.h) of pb's batch on
+ * `tree`. *placed false: nothing changed. RF_ENOMEM on allocation failure
+ * (the answer is then unchanged). */
+rf_status rf__preempt_try(const rf_problem_t *pb, const rf__tree_t *tree, const rf__elig_t *elig, int32_t gang,
+                          bool at_min, rf__victim_rule rule, rf_answer_t *ans, bool *placed);
 
 /* Keep every preempted running gang that has no preemptor left in `ans`. */
 rf_status rf__preempt_settle(rf_answer_t *ans);

@@ -22,7 +22,7 @@
  * Kueue-order pass alone (s_greedy_strategy says why). A gang that fits
  * nowhere free may preempt (solver/preempt.c); on those same smaller batches
  * a pass in which two or more gangs preempted is run again with Kueue's
- * victim rule, and the better of the two once more with the keep-back step
+ * victim rule, and the better of the two goes on with the keep-back step
  * (rf__greedy_run, s_keep_back). Pod sets of one gang
  * are placed at an anchor in the problem's order and, where that fails, most
  * pods first, so a leader goes where the workers left room.
@@ -1508,7 +1508,8 @@ static int s_cmp_victim_units(const void *a, const void *b)
 static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *order, int32_t n_order)
 {
     const rf_problem_t *pb = c->pb;
-    rf_answer_t *was = rf_answer_new(pb);
+    /* for the answer's own problem: the caller's, or the context's view */
+    rf_answer_t *was = rf_answer_new(ans->problem);
     int32_t *vict = malloc(sizeof *vict * (size_t)(pb->n_running + 1));
     int32_t *lifted = malloc(sizeof *lifted * (size_t)(pb->n_gangs + 1));
     uint8_t *on = calloc((size_t)pb->n_nodes + 1, 1);
@@ -1744,7 +1745,7 @@ rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order gorder, boo
      * alone are not the cheapest for the batch (bench/RESULTS.md, "Victim
      * rules and keep-back"). The pass again with Kueue's rule; the better
      * of the two (the first on a tie) goes on with the keep-back step. */
-    if (!(other = rf_answer_new(ctx->problem))) {
+    if (!(other = rf_answer_new(ans->problem))) {
         rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
         goto done;
     }

@@ -30,10 +30,10 @@ typedef enum {
  * pods) and keeps the lower penalty: the value never changes. On batches
  * of up to 2^21 node x pod-set cells, a pass in which two or more gangs were
  * admitted by preemption is run again with Kueue's victim rule
- * (solver/preempt.h), and the better of the two once more with the
- * keep-back step (each victim, the most valuable first, kept again when its
- * preemptors placed again make a better answer; at most 16 tries, none past
- * the solve's deadline): the best answer is returned. */
+ * (solver/preempt.h), and the better of the two (the first on a tie) goes
+ * on with the keep-back step (each victim, the most valuable first, kept
+ * again when its preemptors placed again make a better answer; at most 16
+ * tries, none past the solve's deadline) before the polish. */
 rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order order, bool polish, rf_answer_t *ans,
                          double *gang_lb, rf_error_t *err);
 /* Fill: the gangs `ans` rejects, placed one at a time in value order

@@ -21,7 +21,8 @@
  * descent), one in value order with the search above; larger batches get the
  * Kueue-order pass alone (s_greedy_strategy says why). A gang that fits
  * nowhere free may preempt (solver/preempt.c); on those same smaller batches
- * a pass in which two or more gangs preempted is run again with Kueue's
+ * a pass in which two or more gangs were admitted through the preemption
+ * search (solver/preempt.c) is run again with Kueue's
  * victim rule, and the better of the two goes on with the keep-back step
  * (rf__greedy_run, s_keep_back). Pod sets of one gang
  * are placed at an anchor in the problem's order and, where that fails, most
@@ -39,6 +40,7 @@
  * Invariants: cnt[d] == sum of fit over the nodes under d; maxfit[d] == max of
  * fit over them; a domain with cnt > 0 is in exactly one bucket of its level.
  * Everything is deterministic: ties break by index. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,7 +129,6 @@ typedef struct {
     bool kueue_only;      /* Kueue's choices only: first fit, lowest level, its descent */
     rf__victim_rule rule; /* the preemption's victim order (solver/preempt.h) */
     int32_t n_preemptors; /* gangs admitted by preemption in this pass */
-    double deadline;      /* the solve's (rf_now_ms()): the keep-back step stops there */
 } s_ctx_t;
 
 /* ---------------------------------------------------------------- setup */
@@ -1482,6 +1483,32 @@ static void s_apply_gang(s_ctx_t *c, const rf_answer_t *ans, int32_t g, int sign
     }
 }
 
+#ifndef NDEBUG
+/* Debug builds: into out[N * R], the view's free capacity plus what the
+ * answer's admitted gangs take on each node (RF_QTY_UNLIMITED left as is):
+ * unchanged while the view and the answer agree. false: out of memory. */
+static bool s_view_total(const s_ctx_t *c, const rf_answer_t *ans, int64_t **out)
+{
+    const rf_problem_t *pb = c->pb;
+    size_t n_cells = (size_t)c->N * (size_t)c->R;
+    int64_t *t = *out ? *out : malloc(sizeof *t * (n_cells + 1));
+    if (!t)
+        return false;
+    memcpy(t, c->free, sizeof *t * n_cells);
+    for (int32_t g = 0; g < pb->n_gangs; g++)
+        for (int32_t p = 0; ans->gangs[g].admitted && p < pb->gangs[g].n_pod_sets; p++)
+            for (int32_t k = 0; k < ans->gangs[g].pod_sets[p].n_placements; k++) {
+                const rf_placement_t *pl = &ans->gangs[g].pod_sets[p].placements[k];
+                for (int32_t r = 0; r < c->R; r++)
+                    if (t[(size_t)pl->node * (size_t)c->R + (size_t)r] != RF_QTY_UNLIMITED)
+                        t[(size_t)pl->node * (size_t)c->R + (size_t)r] +=
+                            pl->count * pb->gangs[g].pod_sets[p].requests[r];
+            }
+    *out = t;
+    return true;
+}
+#endif
+
 static _Thread_local const rf_problem_t *s_kb_pb; /* qsort has no context */
 
 static int s_cmp_victim_units(const void *a, const void *b)
@@ -1504,7 +1531,10 @@ static int s_cmp_victim_units(const void *a, const void *b)
  * itself takes the cheapest victims for itself, which for the batch may be
  * several small gangs where one freed rack would have served two gangs:
  * this undoes such choices one victim at a time. `ans` is finished on
- * return. */
+ * return. An undone move leaves the view's capacities as they were (debug
+ * builds check it), though not always the order of its buckets, as the
+ * polish's undone moves: later searches may break ties differently, as a
+ * function of the problem still. */
 static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *order, int32_t n_order)
 {
     const rf_problem_t *pb = c->pb;
@@ -1515,6 +1545,10 @@ static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *orde
     uint8_t *on = calloc((size_t)pb->n_nodes + 1, 1);
     rf_status rc = RF_OK;
     int32_t n_vict = 0, preemptors = c->n_preemptors;
+#ifndef NDEBUG
+    int64_t *view_before = NULL, *view_after = NULL;
+    bool view_check = false;
+#endif
     if (!was || !vict || !lifted || !on) {
         rc = RF_ENOMEM;
         goto done;
@@ -1524,12 +1558,15 @@ static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *orde
     for (int32_t v = 0; v < pb->n_running; v++)
         if (ans->running[v].preempted)
             vict[n_vict++] = v;
+#ifndef NDEBUG
+    view_check = s_view_total(c, ans, &view_before);
+#endif
     s_kb_pb = pb;
     qsort(vict, (size_t)n_vict, sizeof *vict, s_cmp_victim_units);
     s_kb_pb = NULL;
     if (n_vict > S_KEEP_TRIES)
         n_vict = S_KEEP_TRIES;
-    for (int32_t i = 0; i < n_vict && rc == RF_OK && rf_now_ms() < c->deadline; i++) {
+    for (int32_t i = 0; i < n_vict && rc == RF_OK; i++) {
         int32_t v = vict[i];
         const rf_running_t *run = &pb->running[v];
         if (!ans->running[v].preempted)
@@ -1573,6 +1610,13 @@ static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *orde
         for (int32_t q = 0; q < n_lifted; q++)
             s_apply_gang(c, ans, lifted[q], +1);
     }
+#ifndef NDEBUG
+    /* the moves undone left the view as the answer has it */
+    if (rc == RF_OK && view_check && s_view_total(c, ans, &view_after))
+        assert(memcmp(view_before, view_after, sizeof *view_before * (size_t)c->N * (size_t)c->R) == 0);
+    free(view_before);
+    free(view_after);
+#endif
 done:
     c->n_preemptors = preemptors;
     rf_answer_destroy(&was);
@@ -1637,7 +1681,6 @@ static rf_status s_run_place(const rf_solve_ctx_t *ctx, rf__greedy_order gorder,
     s_ctx_t *c = &r->c;
     c->kueue_only = gorder == RF__ORDER_KUEUE;
     c->rule = rule;
-    c->deadline = ctx->deadline_ms;
     for (int32_t g = 0; g < pb->n_gangs; g++)
         if (pb->gangs[g].n_pod_sets > 64)
             return rf_error_set(err, RF_EUNSUPPORTED, "", "gang %s: more than 64 pod sets", pb->gangs[g].name);

@@ -20,7 +20,7 @@ typedef enum {
 
 /* One greedy pass over the context's batch in the given order (`ordered`
  * admission always uses problem order). Fills and finishes `ans` (fresh from
- * rf_answer_new for the context's problem); sets summary.penalty_bound (a
+ * rf_answer_new for the context's problem or the caller's); sets summary.penalty_bound (a
  * valid lower bound on the penalty of the admitted gangs), optimal and
  * mode_used = "greedy". Each gang's own penalty lower bound (its pods need at
  * least ceil(pods / most that fit) domains at each level, on the capacity
@@ -29,11 +29,11 @@ typedef enum {
  * re-places each admitted gang alone (the others where they are, the same
  * pods) and keeps the lower penalty: the value never changes. On batches
  * of up to 2^21 node x pod-set cells, a pass in which two or more gangs were
- * admitted by preemption is run again with Kueue's victim rule
+ * admitted through the preemption search is run again with Kueue's victim rule
  * (solver/preempt.h), and the better of the two (the first on a tie) goes
  * on with the keep-back step (each victim, the most valuable first, kept
  * again when its preemptors placed again make a better answer; at most 16
- * tries, none past the solve's deadline) before the polish. */
+ * tries: a count, not a clock) before the polish. */
 rf_status rf__greedy_run(const rf_solve_ctx_t *ctx, rf__greedy_order order, bool polish, rf_answer_t *ans,
                          double *gang_lb, rf_error_t *err);
 /* Fill: the gangs `ans` rejects, placed one at a time in value order

@@ -25,8 +25,8 @@
  * (lowest priority, then the most recently admitted, the later in `running`).
  * The shortest prefix that makes the gang
  * fit is found by bisection (fitting is monotone in the prefix), then each
- * victim is dropped again if the gang still fits without it, most expensive
- * first (at most S_PRUNE = 8 tries). The fit test fills the domain's nodes with
+ * victim is dropped again if the gang still fits without it, the last in the
+ * rule's order first (at most S_PRUNE = 8 tries). The fit test fills the domain's nodes with
  * the most room first, pod set by pod set, so the placement is compact.
  *
  * Choice. Among domains, the least value lost wins (priority by priority,
@@ -90,7 +90,7 @@ typedef struct {
     uint32_t *stamp; /* [n_running] */
     uint32_t now;
     int32_t *cand;   /* [n_running] candidates of the current domain */
-    int32_t *sorted; /* [n_sorted] every candidate victim of the call, cheapest first */
+    int32_t *sorted; /* [n_sorted] every candidate victim of the call, in the rule's order */
     int32_t n_sorted;
     int32_t *work;       /* [n_running] scratch for victim lists */
     int32_t *order;      /* [N] nodes of the domain by room */
@@ -518,7 +518,7 @@ static bool s_holds_bound(const s_pc_t *c, int32_t l, int32_t d)
  * priority from the highest; then the net penalty; then fewer victims. */
 static int s_choice_cmp(const rf_problem_t *pb, const s_choice_t *a, const s_choice_t *b)
 {
-    /* victim lists are sorted cheapest first: lowest priority first */
+    /* victim lists are in the rule's order: lowest priority first under either rule */
     int32_t i = a->n_victims - 1, j = b->n_victims - 1;
     while (i >= 0 || j >= 0) {
         int64_t pa = i >= 0 ? pb->running[a->victims[i]].priority : INT64_MIN;
@@ -551,7 +551,7 @@ static void s_prefix(s_pc_t *c, int32_t *applied, int32_t len)
         s_free(c, c->cand[--*applied], -1);
 }
 
-/* The cheapest victims that make the gang fit under nodes [lo, hi), into
+/* The victims, in the rule's order, that make the gang fit under nodes [lo, hi), into
  * out (victims in c->work, copied by the caller when kept). Leaves c->room
  * as it found it. */
 static void s_domain(s_pc_t *c, int32_t lo, int32_t hi, s_choice_t *out)
@@ -576,7 +576,7 @@ static void s_domain(s_pc_t *c, int32_t lo, int32_t hi, s_choice_t *out)
             bad = mid;
     }
     s_prefix(c, &applied, 0);
-    /* drop victims the gang does not need, most expensive first */
+    /* drop victims the gang does not need, the last in the rule's order first */
     int32_t n = good;
     memcpy(c->work, c->cand, sizeof *c->work * (size_t)n);
     for (int32_t v = 0; v < n; v++)

@@ -282,3 +282,30 @@ Test(preempt, keep_back_undoes_a_victim_another_made_needless)
     rf_problem_destroy(&pb);
     rf_test_no_leaks();
 }
+
+/* Keep-back undoes a move that fails: as above, plus x (8 GPUs, h-1) and p3
+ * (8 GPUs, pinned to h-1 by its node selector), which evicts x first. The
+ * step tries w (p2 takes w again: no better), then x (p3 fits nowhere else:
+ * rejected, the move undone), then v (p1 into w's freed room: better). In a
+ * debug build s_keep_back asserts that every undone move left its capacity
+ * view as the answer has it. */
+Test(preempt, keep_back_undoes_a_move_that_fails)
+{
+    rf_problem_t *pb;
+    rf_answer_t *a = s_solve(
+        "[" RUN("w", 0, "", AT(4)) "," RUN4("v", "", 0) "," RUN4("u", ",\"preemptible\":false", 0) "," RUN("x", 0, "",
+                                                                                                           AT(1)) "]",
+        "[" GANG4("p1") "," GANG4(
+            "p2") ","
+                  "{\"name\":\"p3\",\"priority\":100,\"pod_sets\":[{\"name\":\"w\",\"count\":1,"
+                  "\"requests\":{\"nvidia.com/gpu\":8},\"node_selector\":{\"kubernetes.io/hostname\":\"h-1\"}}]}]",
+        NULL, &pb);
+    for (int32_t g = 0; g < 3; g++)
+        cr_assert(a->gangs[g].admitted, "gang %d", g);
+    s_expect(a, "1001");
+    cr_assert_eq(a->gangs[2].pod_sets[0].placements[0].node, 1);
+    cr_assert_eq(a->gangs[0].pod_sets[0].placements[0].node, 4);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}

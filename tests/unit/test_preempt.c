@@ -5,7 +5,9 @@
  * protected ones never; the least value goes first, then the most compact
  * result; freed room serves only priorities above the victim's; `never`
  * evicts nothing; elastic gangs fall back to min_count; bound pods fix the
- * domain; settle keeps victims without a preemptor. Every answer is checked by rf_check (independent of
+ * domain; settle keeps victims without a preemptor; the keep-back step undoes a
+ * needless victim and a move that fails; the pass with Kueue's victim rule is
+ * kept when better (on a random problem). Every answer is checked by rf_check (independent of
  * the search). The random comparison against the exhaustive optimum is in
  * test_exhaust.c. */
 #include <criterion/criterion.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "../support/leak.h"
+#include "../support/randprob.h"
 #include "../support/testutil.h"
 #include "preempt.h"
 #include "rackfit/rackfit.h"
@@ -305,6 +308,36 @@ Test(preempt, keep_back_undoes_a_move_that_fails)
     s_expect(a, "1001");
     cr_assert_eq(a->gangs[2].pod_sets[0].placements[0].node, 1);
     cr_assert_eq(a->gangs[0].pod_sets[0].placements[0].node, 4);
+    rf_answer_destroy(&a);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* The pass again with Kueue's victim rule (solver/greedy.c, rf__greedy_run),
+ * kept when better: on this random problem (7 nodes, 3 gangs, 2 running
+ * gangs, found by a search over seeds) the cheapest-first victims leave g1
+ * (priority 0, a rack required, pool "a") out; with Kueue's rule, the most
+ * recently admitted first, all three gangs are admitted. */
+Test(preempt, kueue_rule_pass_kept_when_better)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = 8;
+    o.max_gangs = 10;
+    o.max_pods = 6;
+    o.max_pod_sets = 1;
+    o.slice_bound = false;
+    o.max_running = 10;
+    char *json = rf_randprob(5658, &o);
+    rf_problem_t *pb = rf_test_parse(json);
+    free(json);
+    cr_assert_eq(pb->n_gangs, 3);
+    cr_assert_eq(pb->n_running, 2);
+    rf_answer_t *a = rf_test_solve(pb, RF_MODE_GREEDY, 1, 1000);
+    rf_test_assert_feasible(pb, a, "greedy");
+    for (int32_t g = 0; g < 3; g++)
+        cr_expect(a->gangs[g].admitted, "gang %s", pb->gangs[g].name);
+    cr_expect(a->running[1].preempted && !a->running[0].preempted);
     rf_answer_destroy(&a);
     rf_problem_destroy(&pb);
     rf_test_no_leaks();

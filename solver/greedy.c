@@ -1509,6 +1509,14 @@ static bool s_view_total(const s_ctx_t *c, const rf_answer_t *ans, int64_t **out
 }
 #endif
 
+/* on[n] = val for every node holding a pod of running gang `run`. */
+static void s_mark_nodes(uint8_t *on, const rf_running_t *run, uint8_t val)
+{
+    for (int32_t j = 0; j < run->n_pod_sets; j++)
+        for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++)
+            on[run->pod_sets[j].placements[k].node] = val;
+}
+
 static _Thread_local const rf_problem_t *s_kb_pb; /* qsort has no context */
 
 static int s_cmp_victim_units(const void *a, const void *b)
@@ -1571,9 +1579,7 @@ static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *orde
         const rf_running_t *run = &pb->running[v];
         if (!ans->running[v].preempted)
             continue; /* kept by an earlier move */
-        for (int32_t j = 0; j < run->n_pod_sets; j++)
-            for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++)
-                on[run->pod_sets[j].placements[k].node] = 1;
+        s_mark_nodes(on, run, 1);
         int32_t n_lifted = 0;
         for (int32_t q = 0; q < n_order; q++) {
             int32_t g = order[q].gang;
@@ -1586,9 +1592,7 @@ static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *orde
             if (hit)
                 lifted[n_lifted++] = g;
         }
-        for (int32_t j = 0; j < run->n_pod_sets; j++)
-            for (int32_t k = 0; k < run->pod_sets[j].n_placements; k++)
-                on[run->pod_sets[j].placements[k].node] = 0;
+        s_mark_nodes(on, run, 0);
         if (n_lifted == 0 || (rc = rf_answer_copy(was, ans)) != RF_OK)
             continue;
         for (int32_t q = 0; q < n_lifted; q++) {

@@ -1530,19 +1530,66 @@ static int s_cmp_victim_units(const void *a, const void *b)
     return (i > j) - (i < j);
 }
 
+/* A move of the keep-back step: the gangs lift[0..n) are lifted out of the
+ * answer and the view, running gang `keep` is kept again, and the gangs are
+ * placed again in the array's order, preempting as the pass does (room
+ * other victims freed is theirs to take). The move stays (*kept) when every
+ * one of them is admitted again and the answer ranks higher (victims left
+ * without a preemptor are kept too); otherwise the answer and the view's
+ * capacities are as they were, though not always the order of the view's
+ * buckets, as after the polish's undone moves: later searches may break ties
+ * differently, as a function of the problem still. Debug builds check that
+ * the view and the answer agree after either. `ans` is finished before and
+ * after; `was` is scratch. */
+static rf_status s_move(s_ctx_t *c, rf_answer_t *ans, rf_answer_t *was, const int32_t *lift, int32_t n, int32_t keep,
+                        bool *kept)
+{
+    rf_status rc;
+    *kept = false;
+#ifndef NDEBUG
+    int64_t *view_before = NULL, *view_after = NULL;
+    bool view_check = s_view_total(c, ans, &view_before);
+#endif
+    if ((rc = rf_answer_copy(was, ans)) != RF_OK)
+        goto done;
+    for (int32_t q = 0; q < n; q++) {
+        s_apply_gang(c, ans, lift[q], -1);
+        rf_answer_gang_reset(ans, lift[q]);
+    }
+    rf_answer_preempt(ans, keep, false);
+    bool all = true;
+    for (int32_t q = 0; q < n && all && rc == RF_OK; q++)
+        rc = s_place_gang(c, lift[q], ans, &all);
+    if (rc == RF_OK && all && (rc = rf__preempt_settle(ans)) == RF_OK && (rc = rf_answer_finish(ans)) == RF_OK &&
+        rf_answer_compare(ans, was) < 0) {
+        *kept = true;
+        goto done;
+    }
+    /* as it was */
+    for (int32_t q = 0; q < n; q++)
+        s_apply_gang(c, ans, lift[q], -1);
+    if (rf_answer_copy(ans, was) != RF_OK && rc == RF_OK)
+        rc = RF_ENOMEM;
+    for (int32_t q = 0; q < n; q++)
+        s_apply_gang(c, ans, lift[q], +1);
+done:
+#ifndef NDEBUG
+    /* kept or undone, the view and the answer agree */
+    if (rc == RF_OK && view_check && s_view_total(c, ans, &view_after))
+        assert(memcmp(view_before, view_after, sizeof *view_before * (size_t)c->N * (size_t)c->R) == 0);
+    free(view_before);
+    free(view_after);
+#endif
+    return rc;
+}
+
 /* Keep back: each gang the pass preempted, the most valuable first, is kept
  * again, its preemptors (the admitted gangs above it with new pods on its
- * nodes) are lifted out and placed again in the pass's order, preempting as
- * the greedy does (room other victims freed is theirs to take); the move
- * stays when every one of them is admitted again and the answer ranks higher
- * (victims left without a preemptor are kept too). Each gang placed for
- * itself takes the cheapest victims for itself, which for the batch may be
- * several small gangs where one freed rack would have served two gangs:
- * this undoes such choices one victim at a time. `ans` is finished on
- * return. An undone move leaves the view's capacities as they were (debug
- * builds check it), though not always the order of its buckets, as the
- * polish's undone moves: later searches may break ties differently, as a
- * function of the problem still. */
+ * nodes) are lifted out and placed again in the pass's order (s_move).
+ * Each gang placed for itself takes the cheapest victims for itself, which
+ * for the batch may be several small gangs where one freed rack would have
+ * served two gangs: this undoes such choices one victim at a time. `ans`
+ * is finished on return. */
 static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *order, int32_t n_order)
 {
     const rf_problem_t *pb = c->pb;
@@ -1553,10 +1600,6 @@ static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *orde
     uint8_t *on = calloc((size_t)pb->n_nodes + 1, 1);
     rf_status rc = RF_OK;
     int32_t n_vict = 0, preemptors = c->n_preemptors;
-#ifndef NDEBUG
-    int64_t *view_before = NULL, *view_after = NULL;
-    bool view_check = false;
-#endif
     if (!was || !vict || !lifted || !on) {
         rc = RF_ENOMEM;
         goto done;
@@ -1566,9 +1609,6 @@ static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *orde
     for (int32_t v = 0; v < pb->n_running; v++)
         if (ans->running[v].preempted)
             vict[n_vict++] = v;
-#ifndef NDEBUG
-    view_check = s_view_total(c, ans, &view_before);
-#endif
     s_kb_pb = pb;
     qsort(vict, (size_t)n_vict, sizeof *vict, s_cmp_victim_units);
     s_kb_pb = NULL;
@@ -1593,34 +1633,10 @@ static rf_status s_keep_back(s_ctx_t *c, rf_answer_t *ans, const s_order_t *orde
                 lifted[n_lifted++] = g;
         }
         s_mark_nodes(on, run, 0);
-        if (n_lifted == 0 || (rc = rf_answer_copy(was, ans)) != RF_OK)
-            continue;
-        for (int32_t q = 0; q < n_lifted; q++) {
-            s_apply_gang(c, ans, lifted[q], -1);
-            rf_answer_gang_reset(ans, lifted[q]);
-        }
-        rf_answer_preempt(ans, v, false);
-        bool all = true;
-        for (int32_t q = 0; q < n_lifted && all && rc == RF_OK; q++)
-            rc = s_place_gang(c, lifted[q], ans, &all);
-        if (rc == RF_OK && all && (rc = rf__preempt_settle(ans)) == RF_OK && (rc = rf_answer_finish(ans)) == RF_OK &&
-            rf_answer_compare(ans, was) < 0)
-            continue;
-        /* as it was */
-        for (int32_t q = 0; q < n_lifted; q++)
-            s_apply_gang(c, ans, lifted[q], -1);
-        if (rf_answer_copy(ans, was) != RF_OK && rc == RF_OK)
-            rc = RF_ENOMEM;
-        for (int32_t q = 0; q < n_lifted; q++)
-            s_apply_gang(c, ans, lifted[q], +1);
+        bool kept;
+        if (n_lifted > 0)
+            rc = s_move(c, ans, was, lifted, n_lifted, v, &kept);
     }
-#ifndef NDEBUG
-    /* the moves undone left the view as the answer has it */
-    if (rc == RF_OK && view_check && s_view_total(c, ans, &view_after))
-        assert(memcmp(view_before, view_after, sizeof *view_before * (size_t)c->N * (size_t)c->R) == 0);
-    free(view_before);
-    free(view_after);
-#endif
 done:
     c->n_preemptors = preemptors;
     rf_answer_destroy(&was);

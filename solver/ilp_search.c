@@ -6,9 +6,10 @@
  *   ties to the lower run, so the answer does not depend on timing when no
  *   time limit cuts a search.
  * - rf__ilp_lns: the neighbourhood search for batches too large for one
- *   program. Passes alternate two grains of region (fine: runs of racks of
- *   about S_REGION_NODES nodes; coarse: the top-level domains when there
- *   are several of at most S_REGION_MAX nodes, else longer runs). A region's
+ *   program. Passes cycle through three grains of region (fine: runs of
+ *   racks of about S_REGION_NODES nodes; around spread gangs: the racks of
+ *   one gang over several domains; coarse: the top-level domains when
+ *   there are several of at most S_REGION_MAX nodes, else longer runs). A region's
  *   program frees the gangs that lie wholly inside it and a window of the
  *   rejected gangs, keeps every other gang, and may only use the region's
  *   nodes; `threads` disjoint regions are solved at once, their
@@ -35,6 +36,9 @@
 /* Region sizes for the neighbourhood search, in nodes. */
 #define S_REGION_NODES 64
 #define S_REGION_MAX   1100
+/* The share of the time left that a pass of regions around spread gangs
+ * may take. */
+#define S_SPREAD_SHARE 0.34
 /* The least time left (ms) for which the whole batch's two runs race. */
 #define S_RACE_MS 250
 /* Small batches with CBC: the share of the time the program over units has
@@ -247,12 +251,84 @@ static bool *s_keeps(s_lns_t *l, int32_t k)
     return &l->keeps[(size_t)k * (size_t)(l->G + 1)];
 }
 
-/* The region of every node of this pass's regions. */
-static void s_lns_regions(s_lns_t *l, bool fine)
+static int s_cmp_pen_desc(const void *a, const void *b)
 {
-    l->n_regions = s_regions(&l->tree, l->zl, fine, l->regions, l->cap);
+    const double *x = a, *y = b; /* {penalty, gang} */
+    if (x[0] != y[0])
+        return x[0] > y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The third grain, around spread gangs: for each admitted gang over several
+ * domains of a level above the hosts, the highest penalty first, a region of
+ * every deepest domain (rack) it has pods in, when none of them is in an
+ * earlier region and they hold at most S_REGION_MAX nodes. The gang lies
+ * wholly inside, so the region's program may gather it into fewer racks,
+ * moving the gangs inside out of its way: a region of consecutive racks
+ * holds a gang over two blocks only at the coarse grain's block, never
+ * when it spans blocks. */
+static void s_spread_regions(s_lns_t *l, const rf_answer_t *best)
+{
+    const rf__tree_t *t = &l->tree;
+    l->n_regions = 0;
+    if (l->zl < 1)
+        return;
+    int32_t lz = l->zl - 1;
+    double *cand = malloc(sizeof *cand * 2 * (size_t)(l->G + 1));
+    int32_t *racks = malloc(sizeof *racks * (size_t)(l->N + 1));
+    uint8_t *taken = calloc((size_t)t->n_domains + 1, 1);
+    int32_t n_cand = 0;
+    if (!cand || !racks || !taken)
+        goto done; /* no region: the pass does nothing */
+    for (int32_t g = 0; g < l->G; g++) {
+        bool spread = false;
+        for (int32_t lv = 0; best->gangs[g].admitted && lv < l->zl; lv++)
+            spread |= best->gangs[g].domains[lv] > 1;
+        if (spread) {
+            cand[2 * n_cand] = best->gangs[g].penalty;
+            cand[2 * n_cand++ + 1] = g;
+        }
+    }
+    qsort(cand, (size_t)n_cand, 2 * sizeof *cand, s_cmp_pen_desc);
+    for (int32_t i = 0; i < n_cand && l->n_regions < l->cap; i++) {
+        int32_t g = (int32_t)cand[2 * i + 1], n_racks = 0, nodes = 0;
+        bool clash = false;
+        for (int32_t p = 0; p < l->pb->gangs[g].n_pod_sets && !clash; p++)
+            for (int32_t k = 0; k < best->gangs[g].pod_sets[p].n_placements && !clash; k++) {
+                int32_t d = rf__tree_node_dom(t, best->gangs[g].pod_sets[p].placements[k].node, lz);
+                if (d < 0 || taken[d] == 1) {
+                    clash = true;
+                } else if (taken[d] == 0) {
+                    taken[d] = 2; /* this gang's, for now */
+                    racks[n_racks++] = d;
+                    nodes += t->node_end[d] - t->node_start[d];
+                }
+            }
+        bool take = !clash && nodes <= S_REGION_MAX;
+        for (int32_t j = 0; j < n_racks; j++) {
+            taken[racks[j]] = take ? 1 : 0;
+            for (int32_t q = t->node_start[racks[j]]; take && q < t->node_end[racks[j]]; q++)
+                l->region_of[t->node_order[q]] = l->n_regions;
+        }
+        l->n_regions += take;
+    }
+done:
+    free(cand);
+    free(racks);
+    free(taken);
+}
+
+/* The region of every node of this pass's regions: grain 0 fine, 1 coarse,
+ * 2 around spread gangs. */
+static void s_lns_regions(s_lns_t *l, int32_t grain, const rf_answer_t *best)
+{
     for (int32_t n = 0; n < l->N; n++)
         l->region_of[n] = -1;
+    if (grain == 2) {
+        s_spread_regions(l, best);
+        return;
+    }
+    l->n_regions = s_regions(&l->tree, l->zl, grain == 0, l->regions, l->cap);
     for (int32_t r = 0; r < l->n_regions; r++)
         for (int32_t i = l->regions[r].first; i < l->regions[r].last; i++)
             l->region_of[l->tree.node_order[i]] = r;
@@ -288,9 +364,8 @@ static void s_lns_frees(s_lns_t *l, const rf_answer_t *best, int32_t pass, int32
     const int32_t N = l->N, G = l->G;
     for (int32_t k = 0; k < batch; k++) {
         uint8_t *mask = &l->masks[(size_t)k * N];
-        memset(mask, 0, (size_t)N);
-        for (int32_t i = l->regions[r0 + k].first; i < l->regions[r0 + k].last; i++)
-            mask[l->tree.node_order[i]] = 1;
+        for (int32_t n = 0; n < N; n++)
+            mask[n] = l->region_of[n] == r0 + k;
         for (int32_t g = 0; g < G; g++)
             s_keeps(l, k)[g] = true;
     }
@@ -433,20 +508,27 @@ rf_status rf__ilp_lns(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t *
         rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
         goto done;
     }
-    l.merge_ms = ck->greedy_ms;     /* a merge costs a finish and a check over the batch: about a greedy pass */
-    bool quiet[2] = {false, false}; /* a whole pass of that grain proved every region and changed nothing */
+    l.merge_ms = ck->greedy_ms;            /* a merge costs a finish and a check over the batch: about a greedy pass */
+    bool quiet[3] = {false, false, false}; /* a whole pass of that grain proved every region and changed nothing */
     /* regions solved at once: one at a time, with every thread its own,
      * under a backend that solves one program at a time (CBC) */
     int32_t par = rf__mip_thread_safe(ck->mip) ? threads : 1;
     l.mip_threads = par == 1 ? threads : 1;
-    for (int32_t pass = 0; rf_now_ms() < end && !(quiet[0] && quiet[1]); pass++) {
-        bool fine = pass % 2 == 0;
-        s_lns_regions(&l, fine);
+    for (int32_t pass = 0; rf_now_ms() < end && !(quiet[0] && quiet[1] && quiet[2]); pass++) {
+        int32_t grain = (int32_t[]){0, 2, 1}[pass % 3]; /* fine, around spread gangs, coarse */
+        s_lns_regions(&l, grain, best);
         bool improved_pass = false, all_proven = true;
+        /* the regions around spread gangs get a share of the time left, so
+         * as not to starve the coarse grain, where gangs move furthest */
+        double pass_end = grain == 2 ? rf_now_ms() + (end - rf_now_ms()) * S_SPREAD_SHARE : end;
         for (int32_t r0 = 0; r0 < l.n_regions; r0 += par) {
-            double left = end - rf_now_ms();
-            if (left < ck->step_ms + l.merge_ms + RF__ILP_MIN_SLICE_MS)
-                goto done;
+            double left = pass_end - rf_now_ms();
+            if (left < ck->step_ms + l.merge_ms + RF__ILP_MIN_SLICE_MS) {
+                if (pass_end == end)
+                    goto done;
+                all_proven = false; /* regions not tried */
+                break;
+            }
             int32_t batch = l.n_regions - r0 < par ? l.n_regions - r0 : par;
             int32_t batches_left = (l.n_regions - r0 + par - 1) / par;
             double slice_end = rf_now_ms() + (left - l.merge_ms) / batches_left;
@@ -455,9 +537,9 @@ rf_status rf__ilp_lns(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t *
             if (rc != RF_OK)
                 goto done;
         }
-        quiet[fine ? 0 : 1] = !improved_pass && all_proven;
-        if (improved_pass)
-            quiet[fine ? 1 : 0] = false; /* the other grain may have room again */
+        quiet[grain] = !improved_pass && all_proven;
+        if (improved_pass) /* the other grains may have room again */
+            memset(quiet, 0, sizeof quiet);
     }
 done:
     rf_answer_destroy(&l.merged);

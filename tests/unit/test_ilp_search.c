@@ -9,7 +9,9 @@
  *   a gang as the incumbent has it).
  * - The region search keeps an optimal incumbent as it is (nothing it
  *   finds may replace an answer that is not worse), and improves an empty
- *   one: every answer it keeps passes rf_check. */
+ *   one: every answer it keeps passes rf_check.
+ * - A gang over two blocks, which no fine or coarse region holds whole, is
+ *   gathered into one rack by a region around it. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +140,67 @@ Test(ilp_search, the_region_search_keeps_an_optimal_incumbent_and_improves_an_em
     rf_answer_destroy(&empty);
     rf_answer_destroy(&best);
     rf_answer_destroy(&opt);
+    rf_problem_destroy(&pb);
+    rf_test_no_leaks();
+}
+
+/* 2 blocks x 5 racks x 16 hosts of one GPU, full: gang "spread" (4 pods)
+ * has two in the first rack of block 0 and two in the last of block 1,
+ * 156 one-pod gangs everywhere else. The fine regions (runs of about 64
+ * nodes) and the coarse ones (the blocks) each hold only part of it, so
+ * only a region around it (its two racks) can gather it into one rack, by
+ * moving two one-pod gangs to the other rack. */
+Test(ilp_search, a_region_around_a_gang_over_two_blocks_gathers_it, .timeout = 300)
+{
+    enum { B = 2, RK = 5, H = 16, N = B * RK * H, SINGLES = N - 4 };
+    size_t cap = 256 * (size_t)N + 64 * (size_t)SINGLES + 1024, len = 0;
+    char *json = malloc(cap);
+    cr_assert_not_null(json);
+    len += (size_t)snprintf(json + len, cap - len,
+                            "{\"cluster\": {\"levels\": [\"b\", \"r\", \"kubernetes.io/hostname\"], "
+                            "\"level_costs\": [100, 10, 1], \"nodes\": [");
+    for (int n = 0; n < N; n++)
+        len += (size_t)snprintf(json + len, cap - len,
+                                "%s{\"name\": \"h%d\", \"labels\": {\"b\": \"b%d\", \"r\": \"r%d\", "
+                                "\"kubernetes.io/hostname\": \"h%d\"}, \"allocatable\": {\"nvidia.com/gpu\": 1}}",
+                                n ? ", " : "", n, n / (RK * H), n / H, n);
+    len += (size_t)snprintf(json + len, cap - len,
+                            "]}, \"gangs\": [{\"name\": \"spread\", \"pod_sets\": [{\"name\": \"w\", \"count\": 4, "
+                            "\"requests\": {\"nvidia.com/gpu\": 1}}]}");
+    for (int s = 0; s < SINGLES; s++)
+        len += (size_t)snprintf(json + len, cap - len,
+                                ", {\"name\": \"one-%d\", \"pod_sets\": [{\"name\": \"w\", \"count\": 1, "
+                                "\"requests\": {\"nvidia.com/gpu\": 1}}]}",
+                                s);
+    len += (size_t)snprintf(json + len, cap - len, "]}");
+    cr_assert_lt(len, cap);
+    rf_problem_t *pb = rf_test_parse(json);
+    free(json);
+    /* the incumbent: the spread gang on hosts 0, 1 (block 0, rack 0) and
+     * N-2, N-1 (block 1, its last rack), a one-pod gang on every other host */
+    rf_answer_t *best = rf_answer_new(pb);
+    const int spread_at[4] = {0, 1, N - 2, N - 1};
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(rf_answer_add(best, 0, 0, spread_at[i], 1), RF_OK);
+    best->gangs[0].admitted = true;
+    for (int n = 2, g = 1; n < N - 2; n++, g++) {
+        cr_assert_eq(rf_answer_add(best, g, 0, n, 1), RF_OK);
+        best->gangs[g].admitted = true;
+    }
+    cr_assert_eq(rf_answer_finish(best), RF_OK);
+    rf_test_assert_feasible(pb, best, "the incumbent");
+    cr_assert_eq(best->gangs[0].domains[0], 2, "the incumbent spans both blocks");
+    double before = best->summary.penalty;
+    rf__ilp_clock_t ck;
+    rf_error_t err;
+    s_clock(&ck, 10000);
+    cr_assert_eq(rf__ilp_lns(pb, &ck, best, rf_now_ms() + 5000, 2, &err), RF_OK, "%s", err.message);
+    rf_test_assert_feasible(pb, best, "after the search");
+    cr_expect_eq(best->summary.admitted, pb->n_gangs, "every gang still admitted");
+    cr_expect_eq(best->gangs[0].domains[0], 1, "one block");
+    cr_expect_eq(best->gangs[0].domains[1], 1, "one rack");
+    cr_expect_lt(best->summary.penalty, before, "a lower penalty");
+    rf_answer_destroy(&best);
     rf_problem_destroy(&pb);
     rf_test_no_leaks();
 }

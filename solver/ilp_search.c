@@ -194,11 +194,12 @@ typedef struct {
     int32_t first, last; /* positions in the tree's node order */
 } s_region_t;
 
-/* Regions, in two grains that the passes alternate: fine, runs of
- * consecutive deepest-z-level domains (racks) of about S_REGION_NODES nodes
- * (tree order keeps them close), where programs finish fast; coarse, the
- * top-level domains when there are several of at most S_REGION_MAX nodes
- * (else runs four times as long), where gangs can move further. */
+/* Regions of the two grains of consecutive racks (the third is
+ * s_spread_regions'): fine, runs of consecutive deepest-z-level domains
+ * (racks) of about S_REGION_NODES nodes (tree order keeps them close), where
+ * programs finish fast; coarse, the top-level domains when there are several
+ * of at most S_REGION_MAX nodes (else runs four times as long), where gangs
+ * can move further. */
 static int32_t s_regions(const rf__tree_t *t, int32_t zl, bool fine, s_region_t *out, int32_t cap)
 {
     int32_t n = 0;
@@ -259,6 +260,23 @@ static int s_cmp_pen_desc(const void *a, const void *b)
     return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
+/* Node n's rack (level lz) into the region being built (racks[], *nodes);
+ * false when it has none or an earlier region has it. taken[d]: 0 free, 1
+ * an earlier region's, 2 this one's. */
+static bool s_spread_add(const rf__tree_t *t, int32_t lz, int32_t n, uint8_t *taken, int32_t *racks, int32_t *n_racks,
+                         int32_t *nodes)
+{
+    int32_t d = rf__tree_node_dom(t, n, lz);
+    if (d < 0 || taken[d] == 1)
+        return false;
+    if (taken[d] == 0) {
+        taken[d] = 2;
+        racks[(*n_racks)++] = d;
+        *nodes += t->node_end[d] - t->node_start[d];
+    }
+    return true;
+}
+
 /* The third grain, around spread gangs: for each admitted gang over several
  * domains of a level above the hosts, the highest penalty first, a region of
  * every deepest domain (rack) it has pods in, when none of them is in an
@@ -266,21 +284,20 @@ static int s_cmp_pen_desc(const void *a, const void *b)
  * wholly inside, so the region's program may gather it into fewer racks,
  * moving the gangs inside out of its way: a region of consecutive racks
  * holds a gang over two blocks only at the coarse grain's block, never
- * when it spans blocks. */
-static void s_spread_regions(s_lns_t *l, const rf_answer_t *best)
+ * when it spans blocks. false: out of memory. */
+static bool s_spread_regions(s_lns_t *l, const rf_answer_t *best)
 {
     const rf__tree_t *t = &l->tree;
     l->n_regions = 0;
     if (l->zl < 1)
-        return;
+        return true;
     int32_t lz = l->zl - 1;
     double *cand = malloc(sizeof *cand * 2 * (size_t)(l->G + 1));
-    int32_t *racks = malloc(sizeof *racks * (size_t)(l->N + 1));
+    int32_t *racks = malloc(sizeof *racks * (size_t)(t->n_domains + 1));
     uint8_t *taken = calloc((size_t)t->n_domains + 1, 1);
     int32_t n_cand = 0;
-    if (!cand || !racks || !taken)
-        goto done; /* no region: the pass does nothing */
-    for (int32_t g = 0; g < l->G; g++) {
+    bool ok = cand && racks && taken;
+    for (int32_t g = 0; ok && g < l->G; g++) {
         bool spread = false;
         for (int32_t lv = 0; best->gangs[g].admitted && lv < l->zl; lv++)
             spread |= best->gangs[g].domains[lv] > 1;
@@ -289,22 +306,21 @@ static void s_spread_regions(s_lns_t *l, const rf_answer_t *best)
             cand[2 * n_cand++ + 1] = g;
         }
     }
-    qsort(cand, (size_t)n_cand, 2 * sizeof *cand, s_cmp_pen_desc);
-    for (int32_t i = 0; i < n_cand && l->n_regions < l->cap; i++) {
+    if (ok)
+        qsort(cand, (size_t)n_cand, 2 * sizeof *cand, s_cmp_pen_desc);
+    for (int32_t i = 0; ok && i < n_cand && l->n_regions < l->cap; i++) {
         int32_t g = (int32_t)cand[2 * i + 1], n_racks = 0, nodes = 0;
+        const rf_gang_t *gg = &l->pb->gangs[g];
         bool clash = false;
-        for (int32_t p = 0; p < l->pb->gangs[g].n_pod_sets && !clash; p++)
-            for (int32_t k = 0; k < best->gangs[g].pod_sets[p].n_placements && !clash; k++) {
-                int32_t d = rf__tree_node_dom(t, best->gangs[g].pod_sets[p].placements[k].node, lz);
-                if (d < 0 || taken[d] == 1) {
-                    clash = true;
-                } else if (taken[d] == 0) {
-                    taken[d] = 2; /* this gang's, for now */
-                    racks[n_racks++] = d;
-                    nodes += t->node_end[d] - t->node_start[d];
-                }
-            }
-        bool take = !clash && nodes <= S_REGION_MAX;
+        /* every pod of the gang, new and bound (s_home counts both) */
+        for (int32_t p = 0; p < gg->n_pod_sets && !clash; p++) {
+            for (int32_t k = 0; k < best->gangs[g].pod_sets[p].n_placements && !clash; k++)
+                clash =
+                    !s_spread_add(t, lz, best->gangs[g].pod_sets[p].placements[k].node, taken, racks, &n_racks, &nodes);
+            for (int32_t k = 0; k < gg->pod_sets[p].n_bound && !clash; k++)
+                clash = !s_spread_add(t, lz, gg->pod_sets[p].bound[k].node, taken, racks, &n_racks, &nodes);
+        }
+        bool take = !clash && n_racks > 0 && nodes <= S_REGION_MAX;
         for (int32_t j = 0; j < n_racks; j++) {
             taken[racks[j]] = take ? 1 : 0;
             for (int32_t q = t->node_start[racks[j]]; take && q < t->node_end[racks[j]]; q++)
@@ -312,26 +328,25 @@ static void s_spread_regions(s_lns_t *l, const rf_answer_t *best)
         }
         l->n_regions += take;
     }
-done:
     free(cand);
     free(racks);
     free(taken);
+    return ok;
 }
 
 /* The region of every node of this pass's regions: grain 0 fine, 1 coarse,
- * 2 around spread gangs. */
-static void s_lns_regions(s_lns_t *l, int32_t grain, const rf_answer_t *best)
+ * 2 around spread gangs. false: out of memory. */
+static bool s_lns_regions(s_lns_t *l, int32_t grain, const rf_answer_t *best)
 {
     for (int32_t n = 0; n < l->N; n++)
         l->region_of[n] = -1;
-    if (grain == 2) {
-        s_spread_regions(l, best);
-        return;
-    }
+    if (grain == 2)
+        return s_spread_regions(l, best);
     l->n_regions = s_regions(&l->tree, l->zl, grain == 0, l->regions, l->cap);
     for (int32_t r = 0; r < l->n_regions; r++)
         for (int32_t i = l->regions[r].first; i < l->regions[r].last; i++)
             l->region_of[l->tree.node_order[i]] = r;
+    return true;
 }
 
 /* The region holding every pod (new and bound) of admitted gang g, -1 when
@@ -483,7 +498,7 @@ static rf_status s_lns_batch(s_lns_t *l, rf__ilp_clock_t *ck, rf_answer_t *best,
     return rc;
 }
 
-/* Passes of alternating grain until `end`, or until a pass of each grain
+/* Passes cycling through the grains until `end`, or until a pass of each grain
  * proves every region optimal on its own and changes nothing. */
 rf_status rf__ilp_lns(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t *best, double end, int32_t threads,
                       rf_error_t *err)
@@ -516,17 +531,24 @@ rf_status rf__ilp_lns(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t *
     l.mip_threads = par == 1 ? threads : 1;
     for (int32_t pass = 0; rf_now_ms() < end && !(quiet[0] && quiet[1] && quiet[2]); pass++) {
         int32_t grain = (int32_t[]){0, 2, 1}[pass % 3]; /* fine, around spread gangs, coarse */
-        s_lns_regions(&l, grain, best);
+        if (!s_lns_regions(&l, grain, best)) {
+            rc = rf_error_set(err, RF_ENOMEM, "", "out of memory");
+            goto done;
+        }
         bool improved_pass = false, all_proven = true;
+        int32_t tried = 0;
         /* the regions around spread gangs get a share of the time left, so
          * as not to starve the coarse grain, where gangs move furthest */
         double pass_end = grain == 2 ? rf_now_ms() + (end - rf_now_ms()) * S_SPREAD_SHARE : end;
         for (int32_t r0 = 0; r0 < l.n_regions; r0 += par) {
             double left = pass_end - rf_now_ms();
             if (left < ck->step_ms + l.merge_ms + RF__ILP_MIN_SLICE_MS) {
-                if (pass_end == end)
+                if (grain != 2)
                     goto done;
-                all_proven = false; /* regions not tried */
+                /* its share is spent: regions not tried; one that cannot
+                 * try any counts as quiet, so that the others' quiet passes
+                 * still end the search */
+                all_proven = tried == 0;
                 break;
             }
             int32_t batch = l.n_regions - r0 < par ? l.n_regions - r0 : par;
@@ -536,6 +558,7 @@ rf_status rf__ilp_lns(const rf_problem_t *pb, rf__ilp_clock_t *ck, rf_answer_t *
             rc = s_lns_batch(&l, ck, best, batch, slice_end, &improved_pass, &all_proven, err);
             if (rc != RF_OK)
                 goto done;
+            tried += batch;
         }
         quiet[grain] = !improved_pass && all_proven;
         if (improved_pass) /* the other grains may have room again */

@@ -11,7 +11,8 @@
  *   finds may replace an answer that is not worse), and improves an empty
  *   one: every answer it keeps passes rf_check.
  * - A gang over two blocks, which no fine or coarse region holds whole, is
- *   gathered into one rack by a region around it. */
+ *   gathered into one rack by a region around it (its bound pod's rack
+ *   included). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,15 +146,17 @@ Test(ilp_search, the_region_search_keeps_an_optimal_incumbent_and_improves_an_em
 }
 
 /* 2 blocks x 5 racks x 16 hosts of one GPU, full: gang "spread" (4 pods)
- * has two in the first rack of block 0 and two in the last of block 1,
- * 156 one-pod gangs everywhere else. The fine regions (runs of about 64
- * nodes) and the coarse ones (the blocks) each hold only part of it, so
- * only a region around it (its two racks) can gather it into one rack, by
- * moving two one-pod gangs to the other rack. */
-Test(ilp_search, a_region_around_a_gang_over_two_blocks_gathers_it, .timeout = 300)
+ * has two in the first rack of block 0 and two in the last of block 1 (with
+ * `bound`: one of those two is a bound pod on a host of block 1's first
+ * rack instead), one-pod gangs everywhere else. The fine regions (runs of
+ * about 64 nodes) and the coarse ones (the blocks) each hold only part of
+ * it, so only a region around it (its racks, the bound pod's included) can
+ * gather it into one rack, by moving one-pod gangs out of its way. */
+static void s_gather(bool bound)
 {
-    enum { B = 2, RK = 5, H = 16, N = B * RK * H, SINGLES = N - 4 };
-    size_t cap = 256 * (size_t)N + 64 * (size_t)SINGLES + 1024, len = 0;
+    enum { B = 2, RK = 5, H = 16, N = B * RK * H };
+    const int at[4] = {0, 1, N - 2, bound ? RK * H : N - 1}; /* the last: the bound pod's host when bound */
+    size_t cap = 256 * (size_t)N + 64 * (size_t)N + 1024, len = 0;
     char *json = malloc(cap);
     cr_assert_not_null(json);
     len += (size_t)snprintf(json + len, cap - len,
@@ -166,8 +169,11 @@ Test(ilp_search, a_region_around_a_gang_over_two_blocks_gathers_it, .timeout = 3
                                 n ? ", " : "", n, n / (RK * H), n / H, n);
     len += (size_t)snprintf(json + len, cap - len,
                             "]}, \"gangs\": [{\"name\": \"spread\", \"pod_sets\": [{\"name\": \"w\", \"count\": 4, "
-                            "\"requests\": {\"nvidia.com/gpu\": 1}}]}");
-    for (int s = 0; s < SINGLES; s++)
+                            "\"requests\": {\"nvidia.com/gpu\": 1}");
+    if (bound)
+        len += (size_t)snprintf(json + len, cap - len, ", \"bound\": [{\"node\": \"h%d\", \"count\": 1}]", at[3]);
+    len += (size_t)snprintf(json + len, cap - len, "}]}");
+    for (int s = 0; s < N - 4; s++)
         len += (size_t)snprintf(json + len, cap - len,
                                 ", {\"name\": \"one-%d\", \"pod_sets\": [{\"name\": \"w\", \"count\": 1, "
                                 "\"requests\": {\"nvidia.com/gpu\": 1}}]}",
@@ -176,16 +182,17 @@ Test(ilp_search, a_region_around_a_gang_over_two_blocks_gathers_it, .timeout = 3
     cr_assert_lt(len, cap);
     rf_problem_t *pb = rf_test_parse(json);
     free(json);
-    /* the incumbent: the spread gang on hosts 0, 1 (block 0, rack 0) and
-     * N-2, N-1 (block 1, its last rack), a one-pod gang on every other host */
+    /* the incumbent: the spread gang's new pods on its hosts, a one-pod gang
+     * on every other host */
     rf_answer_t *best = rf_answer_new(pb);
-    const int spread_at[4] = {0, 1, N - 2, N - 1};
-    for (int i = 0; i < 4; i++)
-        cr_assert_eq(rf_answer_add(best, 0, 0, spread_at[i], 1), RF_OK);
+    for (int i = 0; i < (bound ? 3 : 4); i++)
+        cr_assert_eq(rf_answer_add(best, 0, 0, at[i], 1), RF_OK);
     best->gangs[0].admitted = true;
-    for (int n = 2, g = 1; n < N - 2; n++, g++) {
+    for (int n = 0, g = 1; n < N; n++) {
+        if (n == at[0] || n == at[1] || n == at[2] || n == at[3])
+            continue;
         cr_assert_eq(rf_answer_add(best, g, 0, n, 1), RF_OK);
-        best->gangs[g].admitted = true;
+        best->gangs[g++].admitted = true;
     }
     cr_assert_eq(rf_answer_finish(best), RF_OK);
     rf_test_assert_feasible(pb, best, "the incumbent");
@@ -203,4 +210,16 @@ Test(ilp_search, a_region_around_a_gang_over_two_blocks_gathers_it, .timeout = 3
     rf_answer_destroy(&best);
     rf_problem_destroy(&pb);
     rf_test_no_leaks();
+}
+
+Test(ilp_search, a_region_around_a_gang_over_two_blocks_gathers_it, .timeout = 300)
+{
+    s_gather(false);
+}
+
+/* Its bound pod's rack is in the region too: without it the gang would not
+ * lie wholly inside, and stay where it is. */
+Test(ilp_search, a_region_around_a_gang_with_a_bound_pod_gathers_it_around_that_pod, .timeout = 300)
+{
+    s_gather(true);
 }

@@ -2,7 +2,7 @@
  * and the clock it shares with "auto" (solver/auto.c).
  *
  * It starts from the greedy: up to three polished passes (larger gangs
- * first; queue order; queue order with Kueue's own choices), the best kept.
+ * first; queue order with Kueue's own choices; queue order), the best kept.
  * That answer is the incumbent; it is returned as it is whenever nothing
  * better is found, so the mode is never worse than the greedy, and an
  * answer is always there when the time limit strikes. Then:
@@ -109,11 +109,12 @@ static rf_status s_greedy_more(const rf_solve_ctx_t *ctx, rf__greedy_order order
     return RF_OK;
 }
 
-/* The best of three greedy passes (larger gangs first; queue order; queue
- * order with Kueue's own choices), each polished, earlier passes winning
- * ties; the runner-up in *other when more than one ran. The queue-order
+/* The best of three greedy passes (larger gangs first; queue order with
+ * Kueue's own choices; queue order; after a first pass in Kueue's order,
+ * queue order and then larger gangs first), each polished, earlier passes
+ * winning ties; the runner-up in *other when more than one ran. The queue-order
  * pass runs only while time allows one more; the Kueue-order pass after a
- * value-order first pass runs whenever one more pass fits before the
+ * value-order first pass runs next, whenever one more pass fits before the
  * deadline, without the slack the other steps keep (it is the greedy
  * strategy's second pass: so ilp is not behind the greedy unless the limit
  * is shorter than the greedy's own passes). The first pass is `first` when
@@ -138,10 +139,15 @@ static rf_status s_greedy_best(const rf_solve_ctx_t *ctx, rf__ilp_clock_t *ck, c
     }
     if (out->summary.optimal)
         return RF_OK;
-    /* the orders the first pass did not take (auto's first pass is in rf__greedy_first_order's too) */
+    /* the orders the first pass did not take (auto's first pass is in
+     * rf__greedy_first_order's too); after a value-order first pass, the
+     * owed Kueue-order pass before the optional queue-order one, which
+     * could otherwise take the time it needs */
     bool kueue_first = rf__greedy_first_order(ctx) == RF__ORDER_KUEUE;
-    const rf__greedy_order more[] = {RF__ORDER_QUEUE, kueue_first ? RF__ORDER_VALUE : RF__ORDER_KUEUE};
-    for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+    const rf__greedy_order more_k[] = {RF__ORDER_QUEUE, RF__ORDER_VALUE};
+    const rf__greedy_order more_v[] = {RF__ORDER_KUEUE, RF__ORDER_QUEUE};
+    const rf__greedy_order *more = kueue_first ? more_k : more_v;
+    for (size_t i = 0; i < 2; i++) {
         /* the greedy strategy's own second pass (Kueue's, after the value
          * order) runs whenever it fits, without the slack: without it ilp
          * could end behind the greedy when a loaded machine leaves little

@@ -13,7 +13,7 @@
  *   and 12 gangs mixing slices, bound pods, required levels at gang and pod
  *   set level, elastic gangs, taints, selectors and both admission policies
  *   (rf_randprob, no running gangs): rf_solve in mode ilp with time_limit
- *   2000 ms must (a) pass rf_check, (b) reach CBC's optimum value at every
+ *   2000 ms (6000 ms under AddressSanitizer: S_LIMIT_MS) must (a) pass rf_check, (b) reach CBC's optimum value at every
  *   priority, (c) reach its optimum penalty when it says `optimal`, and never
  *   report a penalty_bound above it (1e-6). ilp runs on two threads with the
  *   default MIP backend (GLPK, and CBC beside it where built in);
@@ -47,6 +47,18 @@
 #include "clock.h"
 #include "ilp_bound.h"
 #include "rackfit/rackfit.h"
+
+/* ilp's time limit against the reference: the issue's 2 s, which the noomp
+ * build (one thread) is held to as the Release scan of bench/RESULTS.md is.
+ * Under AddressSanitizer, whose build is here for memory errors, the
+ * search's own code runs several times slower (GLPK and CBC, Debian's, are
+ * not instrumented) and a loaded machine missed the optimum in 2 s on
+ * pinned seeds (9 in one of five full runs, 2026-12-02): it gets 6 s. */
+#if defined(RF_TEST_ASAN)
+#define S_LIMIT_MS 6000
+#else
+#define S_LIMIT_MS 2000
+#endif
 
 /* matched by ilp within 2 s in the scan of bench/RESULTS.md (CBC section), a
  * mix of slices, bound pods, required levels, elastic gangs and ordered
@@ -172,7 +184,7 @@ static int s_check_seed(uint64_t seed, bool expect, bool running)
     cr_assert(solved, "%s: cbc reference: %s", what, err);
     s_check_reference(pb, &ref, refans, what);
     rf_answer_destroy(&refans);
-    /* for investigation (the test is 2000 ms on 2 threads with the default
+    /* for investigation (the test is S_LIMIT_MS on 2 threads with the default
      * backend): RF_CBCREF_MIP lists backends ("auto,glpk"), each solving
      * the same problem against the same reference; the first decides */
     const char *lim = getenv("RF_CBCREF_LIMIT_MS"), *mips = getenv("RF_CBCREF_MIP");
@@ -183,7 +195,7 @@ static int s_check_seed(uint64_t seed, bool expect, bool running)
     for (char *mip = strtok_r(list, ",", &save); mip; mip = strtok_r(NULL, ",", &save)) {
         rf_mip_backend b;
         cr_assert_eq(rf_mip_backend_parse(mip, &b), 0, "RF_CBCREF_MIP=%s: auto, glpk or cbc", mip);
-        int one = s_compare(pb, &ref, b, lim ? strtoll(lim, NULL, 10) : 2000, what);
+        int one = s_compare(pb, &ref, b, lim ? strtoll(lim, NULL, 10) : S_LIMIT_MS, what);
         if (mip == list)
             bad = one;
     }

@@ -105,6 +105,9 @@ typedef struct {
     int64_t *sl_start;     /* [n_ps + 1] */
     rf__ilp_uc_t *sl;      /* w columns */
     rf__mip_t mip;
+    /* rf_now_ms() past which the build gives up (the caller's deadline:
+     * the build is not free on large programs, and the incumbent stands) */
+    double build_deadline;
     /* the stage objectives, built with the rows */
     int32_t n_stages;
     int32_t *stage_cols[RF_MIP_MAX_STAGES];

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "eligible.h"
 #include "ilp_internal.h"
 #include "rackfit/quantity.h"
@@ -1112,6 +1113,10 @@ rf_status rf__ilp_build(rf__ilp_t *s)
             s_kept_gang(s, &b, g);
         else if (!s_gang(s, &b, g))
             goto done;
+        if (g % 8 == 7 && rf_now_ms() > s->build_deadline) {
+            rc = RF_EINVAL; /* the deadline passed: the incumbent stands */
+            goto done;
+        }
     }
     if (!s_running_rows(s, &b))
         goto done;

@@ -7,7 +7,8 @@
  * - Never worse than the greedy, and every answer feasible under rf_check.
  * - A GLPK failure inside the solve (its memory limit) leaves the caller an
  *   error report and the incumbent, never a dead process.
- * - Deterministic for a thread count when no time limit cuts the search. */
+ * - Deterministic for a thread count when no time limit cuts the search.
+ * - A deadline already passed stops the program's build. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,46 @@ Test(ilp, glpk_failure_is_an_error_not_an_abort)
     rf_answer_t *again = rf_test_solve(pb, RF_MODE_ILP, 1, 2000);
     rf_test_assert_feasible(pb, again, "after the failure");
     rf_answer_destroy(&again);
+    rf_answer_destroy(&inc);
+    rf_problem_destroy(&pb);
+    free(json);
+    rf_test_no_leaks();
+}
+
+/* A deadline already passed stops the program's build (after at most 8
+ * gangs) and the incumbent stands: on large programs the build alone
+ * overran a 50 ms limit (bench/RESULTS.md, "The time limit with many running
+ * gangs"). With time, the same call builds the program. */
+Test(ilp, a_passed_deadline_stops_the_build)
+{
+    rf_randprob_opts_t o;
+    rf_randprob_default(&o);
+    o.max_nodes = 40;
+    o.max_gangs = 12;
+    o.max_pods = 12;
+    o.slice_bound = false;
+    rf_problem_t *pb = NULL;
+    char *json = NULL;
+    for (uint64_t seed = 4242; !pb || pb->n_gangs < 9; seed++) { /* more than 8 gangs */
+        rf_problem_destroy(&pb);
+        free(json);
+        json = rf_randprob(seed, &o);
+        pb = rf_test_parse(json);
+    }
+    rf_answer_t *inc = rf_answer_new(pb);
+    rf_error_t err;
+    cr_assert_eq(rf__greedy_solve(pb, RF__ORDER_VALUE, inc, &err), RF_OK);
+    rf__ilp_opts_t io = {.isolate = -1, .deadline_ms = rf_now_ms() - 1, .aggregate = false, .tight = true};
+    rf_answer_t *out = NULL;
+    rf__ilp_stats_t st;
+    cr_assert_eq(rf__ilp_improve(pb, inc, &io, &out, &st, &err), RF_OK, "%s", err.message);
+    cr_expect_eq(st.n_cols, 0, "no program built past the deadline (%d columns)", st.n_cols);
+    cr_expect_null(out, "the incumbent stands");
+    io.deadline_ms = rf_now_ms() + 60000;
+    io.node_budget = 1;
+    cr_assert_eq(rf__ilp_improve(pb, inc, &io, &out, &st, &err), RF_OK, "%s", err.message);
+    cr_expect_gt(st.n_cols, 0, "with time, the program is built");
+    rf_answer_destroy(&out);
     rf_answer_destroy(&inc);
     rf_problem_destroy(&pb);
     free(json);

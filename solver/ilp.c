@@ -22,11 +22,12 @@
 #include "rackfit/solve.h"
 
 /* The backend's load of a program (GLPK: glp_load_matrix, glp_scale_prob),
- * in multiples of our build of it: 3.8-6.1 on the simulator's rounds of
- * 43,000-79,000 rows (78-208 ms after builds of 21-34 ms), where a 50 ms
- * limit was overrun fourfold (bench/RESULTS.md, "The time limit with many
- * running gangs"). */
-#define S_LOAD_PER_BUILD 6.0
+ * which no time limit interrupts, in ms per nonzero: 0.57-0.90 us on the
+ * simulator's preemption rounds (136,000-278,000 nonzeros, 78-249 ms),
+ * where 50 ms rounds ran up to 723 ms (bench/RESULTS.md, "The time limit
+ * with many running gangs"). Per nonzero rather than per ms of our build:
+ * a sanitizer slows our build, not Debian's GLPK. */
+#define S_LOAD_MS_PER_NNZ 1e-3
 
 void rf__ilp_fini(rf__ilp_t *s)
 {
@@ -393,10 +394,9 @@ static rf_status s_solve(rf__ilp_t *s, const rf_answer_t *inc, const rf__ilp_opt
         stages[0] = stages[n_stages - 1];
         n_stages = 1;
     }
-    /* the backend's load of the program (GLPK: its matrix and scaling),
-     * which no time limit interrupts, takes several times the build on
-     * large programs: when it cannot fit, the incumbent stands */
-    if (opts->deadline_ms - rf_now_ms() < fmax(1.0, S_LOAD_PER_BUILD * stats->build_ms))
+    /* the backend's load of the program, which no time limit interrupts:
+     * when it cannot fit, the incumbent stands */
+    if (opts->deadline_ms - rf_now_ms() < fmax(1.0, S_LOAD_MS_PER_NNZ * (double)s->mip.nnz))
         return RF_OK;
     rf__mip_opts_t mo = {.time_limit_ms = opts->deadline_ms - rf_now_ms(),
                          .mip_gap = opts->mip_gap,
@@ -461,12 +461,12 @@ rf_status rf__ilp_improve(const rf_problem_t *pb, const rf_answer_t *inc, const 
     memset(&own, 0, sizeof own);
     bool skip = false;
     rf_status rc = rf__ilp_open(&s, pb, inc, opts, &skip, err);
+    stats->build_ms = rf_now_ms() - t0; /* a skipped build too: the step's cost */
     if (rc == RF_OK && !skip) {
         stats->n_units = s.n_units;
         stats->n_cols = s.mip.n_cols;
         stats->n_rows = s.mip.n_rows;
         stats->nnz = s.mip.nnz;
-        stats->build_ms = rf_now_ms() - t0;
         rc = s_solve(&s, inc, opts, &own, out, stats, err);
     }
     free(own.xinc);

@@ -1064,7 +1064,10 @@ static void s_link_rows(rf__ilp_t *s, s_vidx_t *v)
 }
 
 /* Every row and column of the running gangs. False on ENOMEM. */
-static bool s_running_rows(rf__ilp_t *s, const s_build_t *b)
+/* The running gangs' columns and rows; false on ENOMEM, or with *late when
+ * build_deadline passed (checked every 64 nodes: on the simulator's rounds
+ * these rows were most of the build). */
+static bool s_running_rows(rf__ilp_t *s, const s_build_t *b, bool *late)
 {
     bool any = false;
     for (int32_t i = 0; i < s->pb->n_running; i++)
@@ -1074,13 +1077,15 @@ static bool s_running_rows(rf__ilp_t *s, const s_build_t *b)
     s_vidx_t v;
     memset(&v, 0, sizeof v);
     bool ok = s_running_cols(s, b) && s_vidx(s, b, &v);
-    for (int32_t n = 0; ok && n < s->N; n++)
+    for (int32_t n = 0; ok && !*late && n < s->N; n++) {
         if (s->vnode[n])
             s_vnode_rows(s, &v, n);
-    if (ok && s->run_link)
+        *late = n % 64 == 63 && rf_now_ms() > s->build_deadline;
+    }
+    if (ok && !*late && s->run_link)
         s_link_rows(s, &v);
     s_vidx_fini(&v);
-    return ok;
+    return ok && !*late;
 }
 
 rf_status rf__ilp_build(rf__ilp_t *s)
@@ -1113,13 +1118,17 @@ rf_status rf__ilp_build(rf__ilp_t *s)
             s_kept_gang(s, &b, g);
         else if (!s_gang(s, &b, g))
             goto done;
-        if (g % 8 == 7 && rf_now_ms() > s->build_deadline) {
+        if (rf_now_ms() > s->build_deadline) {
             rc = RF_EINVAL; /* the deadline passed: the incumbent stands */
             goto done;
         }
     }
-    if (!s_running_rows(s, &b))
-        goto done;
+    bool late = false;
+    if (!s_running_rows(s, &b, &late) || rf_now_ms() > s->build_deadline) {
+        if (late || rf_now_ms() > s->build_deadline)
+            rc = RF_EINVAL; /* the deadline passed: the incumbent stands */
+        goto done;          /* else out of memory */
+    }
     if (b.ordered)
         s_ordered(s, &b);
     rc = s->mip.failed ? RF_ENOMEM : s->orphan_victim ? RF_EINVAL : RF_OK;

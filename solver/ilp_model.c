@@ -1063,8 +1063,7 @@ static void s_link_rows(rf__ilp_t *s, s_vidx_t *v)
     }
 }
 
-/* Every row and column of the running gangs. False on ENOMEM. */
-/* The running gangs' columns and rows; false on ENOMEM, or with *late when
+/* Every row and column of the running gangs; false on ENOMEM, or with *late when
  * build_deadline passed (checked every 64 nodes: on the simulator's rounds
  * these rows were most of the build). */
 static bool s_running_rows(rf__ilp_t *s, const s_build_t *b, bool *late)

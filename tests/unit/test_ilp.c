@@ -85,9 +85,10 @@ Test(ilp, optimal_on_random_problems_small_enough_for_exhaustive_search)
     rf_test_no_leaks();
 }
 
-/* A GLPK failure (its memory limit, hit on purpose) is reported, the
- * process lives, and the caller keeps its incumbent. */
-Test(ilp, glpk_failure_is_an_error_not_an_abort)
+/* Random problem 4242 of up to 40 nodes and 12 gangs (10 gangs on 22
+ * nodes): large enough that GLPK's memory limit and the build's deadline
+ * have something to stop. *json is the caller's to free. */
+static rf_problem_t *s_problem_4242(char **json)
 {
     rf_randprob_opts_t o;
     rf_randprob_default(&o);
@@ -95,8 +96,16 @@ Test(ilp, glpk_failure_is_an_error_not_an_abort)
     o.max_gangs = 12;
     o.max_pods = 12;
     o.slice_bound = false;
-    char *json = rf_randprob(4242, &o);
-    rf_problem_t *pb = rf_test_parse(json);
+    *json = rf_randprob(4242, &o);
+    return rf_test_parse(*json);
+}
+
+/* A GLPK failure (its memory limit, hit on purpose) is reported, the
+ * process lives, and the caller keeps its incumbent. */
+Test(ilp, glpk_failure_is_an_error_not_an_abort)
+{
+    char *json = NULL;
+    rf_problem_t *pb = s_problem_4242(&json);
     rf_answer_t *inc = rf_answer_new(pb);
     rf_error_t err;
     cr_assert_eq(rf__greedy_solve(pb, RF__ORDER_VALUE, inc, &err), RF_OK);
@@ -128,20 +137,9 @@ Test(ilp, glpk_failure_is_an_error_not_an_abort)
  * gangs"). With time, the same call builds the program. */
 Test(ilp, a_passed_deadline_stops_the_build)
 {
-    rf_randprob_opts_t o;
-    rf_randprob_default(&o);
-    o.max_nodes = 40;
-    o.max_gangs = 12;
-    o.max_pods = 12;
-    o.slice_bound = false;
-    rf_problem_t *pb = NULL;
     char *json = NULL;
-    for (uint64_t seed = 4242; !pb || pb->n_gangs < 4; seed++) { /* gangs after the first */
-        rf_problem_destroy(&pb);
-        free(json);
-        json = rf_randprob(seed, &o);
-        pb = rf_test_parse(json);
-    }
+    rf_problem_t *pb = s_problem_4242(&json);
+    cr_assert_geq(pb->n_gangs, 2, "a gang after the first, where the build looks at the clock");
     rf_answer_t *inc = rf_answer_new(pb);
     rf_error_t err;
     cr_assert_eq(rf__greedy_solve(pb, RF__ORDER_VALUE, inc, &err), RF_OK);
